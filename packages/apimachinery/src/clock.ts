@@ -137,8 +137,16 @@ export class RealClock implements Clock {
 
   newTicker(period: number, fn: () => void): Ticker {
     if (!(period > 0)) throw new RangeError(`ticker period must be positive, got ${period}`);
-    const handle = setInterval(fn, Math.min(period, MAX_TIMEOUT));
-    return { stop: () => clearInterval(handle) };
+    // A chain of timers rather than setInterval, so that periods beyond
+    // setTimeout's limit still tick on time.
+    let deadline = this.now() + period;
+    const tick = () => {
+      deadline += period;
+      timer.reset(deadline - this.now());
+      fn();
+    };
+    const timer = this.afterFunc(period, tick);
+    return { stop: () => void timer.stop() };
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -305,7 +313,11 @@ export class FakeClock implements Clock {
   #earliest(): Waiter | undefined {
     let best: Waiter | undefined;
     for (const w of this.#waiters) {
-      if (!best || w.deadline < best.deadline || (w.deadline === best.deadline && w.seq < best.seq)) {
+      if (
+        !best ||
+        w.deadline < best.deadline ||
+        (w.deadline === best.deadline && w.seq < best.seq)
+      ) {
         best = w;
       }
     }

@@ -1,6 +1,11 @@
 // The delaying queue: client-go util/workqueue/delaying_queue.go.
 import { realClock, type Clock, type Timer } from '@kcm-ts/apimachinery';
-import { globalMetricsProvider, newRetryMetric, type CounterMetric, type MetricsProvider } from './metrics.js';
+import {
+  globalMetricsProvider,
+  newRetryMetric,
+  type CounterMetric,
+  type MetricsProvider,
+} from './metrics.js';
 import { newQueue, type GetResult, type Queue } from './queue.js';
 
 /**

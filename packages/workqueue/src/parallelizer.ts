@@ -30,7 +30,8 @@ export async function parallelizeUntil(
   options: ParallelizeOptions = {},
 ): Promise<void> {
   if (!(pieces > 0) || !(workers > 0)) return;
-  const chunkSize = Math.max(1, Math.floor(options.chunkSize ?? 1));
+  const requested = Math.floor(options.chunkSize ?? 1);
+  const chunkSize = requested >= 1 ? requested : 1;
   const chunks = Math.ceil(pieces / chunkSize);
   let nextChunk = 0;
   let failure: { error: unknown } | undefined;

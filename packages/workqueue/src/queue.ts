@@ -1,6 +1,11 @@
 // The basic work queue: client-go util/workqueue/queue.go.
 import { realClock, type Clock, type Ticker } from '@kcm-ts/apimachinery';
-import { globalMetricsProvider, newQueueMetrics, type MetricsProvider, type QueueMetrics } from './metrics.js';
+import {
+  globalMetricsProvider,
+  newQueueMetrics,
+  type MetricsProvider,
+  type QueueMetrics,
+} from './metrics.js';
 
 /**
  * What {@link Queue.get} resolves to, shaped like Go's `(item, shutdown)`:
@@ -8,7 +13,8 @@ import { globalMetricsProvider, newQueueMetrics, type MetricsProvider, type Queu
  *
  * @category Queue
  */
-export type GetResult<T> = readonly [item: T, shutdown: false] | readonly [item: undefined, shutdown: true];
+export type GetResult<T> =
+  readonly [item: T, shutdown: false] | readonly [item: undefined, shutdown: true];
 
 /**
  * A work queue: Go's `workqueue.TypedInterface[T]`.
@@ -226,9 +232,10 @@ class BasicQueue<T> implements Queue<T> {
     if (this.#dirty.has(item)) {
       this.#queue.push(item);
       this.#wakeGetter();
-    } else if (this.#processing.size === 0) {
-      this.#wakeDrainers();
     }
+    // Go signals on both branches: a drain waits only for processing to empty,
+    // so a dirty item put back in the queue must not keep it blocked.
+    if (this.#processing.size === 0) this.#wakeDrainers();
   }
   //#endregion queue-done
 

@@ -18,7 +18,7 @@ export interface RateLimiter<T> {
 }
 
 // The largest Go time.Duration, in milliseconds: backoffs beyond it count as overflow.
-const maxGoDurationMs = 9_223_372_036_854.775807;
+const maxGoDurationMs = (2 ** 63 - 1) / 1e6;
 
 //#region exponential
 /**
@@ -45,7 +45,8 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   when(item: T): number {
     const exp = this.#failures.get(item) ?? 0;
     this.#failures.set(item, exp + 1);
-    const backoff = this.baseDelay * 2 ** exp;
+    // A zero base stays zero (0 * 2^1024 would be NaN).
+    const backoff = this.baseDelay === 0 ? 0 : this.baseDelay * 2 ** exp;
     if (backoff > maxGoDurationMs || backoff > this.maxDelay) return this.maxDelay;
     return backoff;
   }
@@ -100,7 +101,8 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
     const tokens = Math.min(this.burst, this.#tokens + (elapsed / 1000) * this.qps) - 1;
     this.#tokens = tokens;
     this.#last = now;
-    return tokens < 0 ? (-tokens / this.qps) * 1000 : 0;
+    // Whole nanoseconds, as Go's time.Duration truncates them.
+    return tokens < 0 ? Math.floor((-tokens / this.qps) * 1e9) / 1e6 : 0;
   }
 
   numRequeues(_item: T): number {

@@ -1,0 +1,267 @@
+#!/usr/bin/env node
+// Checks that the repo has the shape STYLE.md §4.3 and §4.9 describe: every package
+// has the same files and package.json, depends only on what DESIGN.md's table allows,
+// is in the docs site, and has a README with the required sections; every chapter is a
+// workspace named after its folder and listed, in order, in the course index.
+//
+// Usage: node scripts/check-repo.mjs [--root DIR]    (exit 1: one line per problem)
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const rootAt = process.argv.indexOf('--root');
+const root = path.resolve(
+  rootAt === -1 ? fileURLToPath(new URL('..', import.meta.url)) : process.argv[rootAt + 1],
+);
+
+const words = (text) => text.trim().split(/\s+/);
+
+// DESIGN.md, "Packages": each package may depend only on what its line names.
+const ALLOWED = {
+  apimachinery: [],
+  workqueue: words('apimachinery'),
+  informer: words('apimachinery'),
+  'object-store': words('informer apimachinery'),
+  'leader-election': words('apimachinery'),
+  replicaset: words('workqueue informer apimachinery'),
+  deployment: words('replicaset workqueue informer apimachinery'),
+  client: words('apimachinery'), // + peer @kubernetes/client-node
+  sandbox: words('object-store informer apimachinery'),
+};
+ALLOWED.manager = Object.keys(ALLOWED); // all of the above
+// The course's packages talk to interfaces, never to @kubernetes/client-node.
+const CORE = words(
+  'apimachinery workqueue informer object-store leader-election replicaset deployment',
+);
+
+// STYLE.md §4.3: the files and the package.json template.
+const FILES = words(`package.json README.md LICENSE src/index.ts tsconfig.json tsconfig.build.json
+  tsup.config.ts vitest.config.ts`);
+const KEYS =
+  words(`name version description keywords license homepage repository bugs type sideEffects
+  engines exports main module types files bin scripts dependencies peerDependencies devDependencies
+  publishConfig`);
+const DEP_FIELDS = words('dependencies peerDependencies devDependencies');
+const OPTIONAL = new Set(['bin', ...DEP_FIELDS]);
+const TEMPLATE = {
+  license: 'Apache-2.0',
+  type: 'module',
+  sideEffects: false,
+  engines: { node: '>=20.19' },
+  exports: {
+    '.': {
+      '@kcm-ts/source': './src/index.ts',
+      import: { types: './dist/index.d.ts', default: './dist/index.js' },
+      require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
+    },
+    './package.json': './package.json',
+  },
+  main: './dist/index.cjs',
+  module: './dist/index.js',
+  types: './dist/index.d.cts',
+  files: ['dist', 'src', 'CHANGELOG.md'],
+};
+const SCRIPTS = {
+  build: 'tsup',
+  typecheck: 'tsc -p tsconfig.json --noEmit',
+  lint: 'eslint .',
+  test: 'vitest run',
+  'check:package': 'publint --strict && attw --pack .',
+};
+const README_SECTIONS = ['## Install', '## Quick start', '## Learn it'];
+
+const problems = [];
+const problem = (where, message) => problems.push(`${where}: ${message}`);
+const read = (...p) => readFileSync(path.join(root, ...p), 'utf8');
+const readJson = (...p) => JSON.parse(read(...p));
+const exists = (...p) => existsSync(path.join(root, ...p));
+const dirs = (dir) =>
+  exists(dir)
+    ? readdirSync(path.join(root, dir))
+        .filter((d) => statSync(path.join(root, dir, d)).isDirectory())
+        .sort()
+    : [];
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const show = (v) => JSON.stringify(v);
+
+/** True when `version` satisfies the caret range `range` (`^1.2.3`, `^0.2.3`, `^0.0.3`). */
+function caretAllows(range, version) {
+  const r = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(range)?.slice(1).map(Number);
+  const v = /^(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1).map(Number);
+  if (!r || !v) return false;
+  const fixed = r[0] > 0 ? 1 : r[1] > 0 ? 2 : 3; // leading parts that must match
+  if (!r.slice(0, fixed).every((n, i) => n === v[i])) return false;
+  return v[0] !== r[0] ? v[0] > r[0] : v[1] !== r[1] ? v[1] > r[1] : v[2] >= r[2];
+}
+
+/** Every module specifier imported or required by the .ts files under `dir`. */
+function importsIn(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...importsIn(file));
+    else if (/\.[mc]?tsx?$/.test(entry.name)) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(
+        /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm,
+      )) {
+        found.push({ file: path.relative(root, file).split(path.sep).join('/'), specifier: m[1] });
+      }
+    }
+  }
+  return found;
+}
+
+const packageDirs = dirs('packages');
+const versions = Object.fromEntries(
+  packageDirs
+    .filter((d) => exists('packages', d, 'package.json'))
+    .map((d) => [d, readJson('packages', d, 'package.json').version]),
+);
+
+for (const dir of packageDirs) {
+  const where = `packages/${dir}`;
+  for (const file of FILES) if (!exists(where, file)) problem(where, `missing ${file}`);
+  const tests = exists(where, 'test')
+    ? readdirSync(path.join(root, where, 'test')).filter((f) => f.endsWith('.test.ts'))
+    : [];
+  if (tests.length === 0) problem(where, 'no test/*.test.ts');
+  if (!(dir in ALLOWED))
+    problem(where, `not in DESIGN.md's package table (${Object.keys(ALLOWED).join(', ')})`);
+  const allowed = ALLOWED[dir] ?? [];
+
+  if (exists(where, 'package.json')) {
+    const pkg = readJson(where, 'package.json');
+    const at = `${where}/package.json`;
+    const keys = Object.keys(pkg);
+    for (const key of keys) if (!KEYS.includes(key)) problem(at, `unexpected key "${key}"`);
+    for (const key of KEYS)
+      if (!OPTIONAL.has(key) && !(key in pkg)) problem(at, `missing key "${key}"`);
+    const known = keys.filter((k) => KEYS.includes(k));
+    const expected = KEYS.filter((k) => k in pkg);
+    if (!same(known, expected))
+      problem(at, `keys out of order: ${known.join(', ')} (template: ${expected.join(', ')})`);
+    if (pkg.name !== `@kcm-ts/${dir}`)
+      problem(at, `name is ${show(pkg.name)}, expected "@kcm-ts/${dir}"`);
+    if (pkg.private) problem(at, 'packages are published: remove "private"');
+    for (const [key, value] of Object.entries(TEMPLATE)) {
+      if (key in pkg && !same(pkg[key], value))
+        problem(at, `${key} is ${show(pkg[key])}, expected ${show(value)}`);
+    }
+    if (pkg.repository?.directory !== where)
+      problem(at, `repository.directory should be "${where}"`);
+    if (pkg.publishConfig?.access !== 'public')
+      problem(at, 'publishConfig.access should be "public"');
+    for (const [name, command] of Object.entries(SCRIPTS)) {
+      if (pkg.scripts?.[name] !== command) problem(at, `scripts.${name} should be "${command}"`);
+    }
+    for (const field of DEP_FIELDS) {
+      for (const [name, range] of Object.entries(pkg[field] ?? {})) {
+        if (name === '@kubernetes/client-node' && CORE.includes(dir)) {
+          problem(at, `core package lists @kubernetes/client-node in ${field}`);
+        }
+        if (!name.startsWith('@kcm-ts/')) continue;
+        const dep = name.slice('@kcm-ts/'.length);
+        if (!allowed.includes(dep))
+          problem(at, `${field} has ${name}, which DESIGN.md does not allow for ${dir}`);
+        else if (!/^\^\d+\.\d+\.\d+$/.test(range))
+          problem(at, `${field}.${name} should be a caret range like "^0.1.0", not ${show(range)}`);
+        else if (versions[dep] && !caretAllows(range, versions[dep])) {
+          problem(
+            at,
+            `${field}.${name} is ${range}, which does not allow the workspace's version ${versions[dep]}`,
+          );
+        }
+      }
+    }
+    const declared = { ...pkg.dependencies, ...pkg.peerDependencies };
+    if (exists(where, 'src')) {
+      for (const { file, specifier } of importsIn(path.join(root, where, 'src'))) {
+        if (CORE.includes(dir) && /^@kubernetes\/client-node(\/|$)/.test(specifier)) {
+          problem(file, `core package imports ${specifier}`);
+        }
+        const m = /^@kcm-ts\/([^/]+)/.exec(specifier);
+        if (!m || m[1] === dir) continue;
+        if (!allowed.includes(m[1]))
+          problem(file, `imports @kcm-ts/${m[1]}, which DESIGN.md does not allow for ${dir}`);
+        else if (!(`@kcm-ts/${m[1]}` in declared))
+          problem(file, `imports @kcm-ts/${m[1]}, which ${at} does not list in dependencies`);
+      }
+    }
+  }
+
+  if (exists(where, 'README.md')) {
+    const headings = read(where, 'README.md')
+      .split(/\r?\n/)
+      .map((l) => l.trimEnd());
+    for (const section of README_SECTIONS) {
+      if (!headings.includes(section))
+        problem(`${where}/README.md`, `lacks the section "${section}"`);
+    }
+  }
+}
+
+// The docs site lists every package, in its entry points and (for turbo's cache) its devDependencies.
+if (exists('docs', 'typedoc.json')) {
+  const typedoc = readJson('docs', 'typedoc.json');
+  const entries = (typedoc.entryPoints ?? []).map((e) =>
+    path
+      .relative(root, path.resolve(root, 'docs', e))
+      .split(path.sep)
+      .join('/'),
+  );
+  for (const dir of packageDirs) {
+    if (!entries.includes(`packages/${dir}`))
+      problem('docs/typedoc.json', `entryPoints lacks "../packages/${dir}"`);
+  }
+  const devDependencies = exists('docs', 'package.json')
+    ? (readJson('docs', 'package.json').devDependencies ?? {})
+    : {};
+  for (const dir of packageDirs) {
+    if (!(`@kcm-ts/${dir}` in devDependencies))
+      problem('docs/package.json', `devDependencies lacks "@kcm-ts/${dir}": "*"`);
+  }
+}
+
+// Chapters: tutorials/NN-slug with README.md and a private workspace "tutorial-NN-slug".
+const chapters = dirs('tutorials').filter((d) => /^\d\d-/.test(d));
+for (const dir of chapters) {
+  const where = `tutorials/${dir}`;
+  for (const file of ['README.md', 'package.json'])
+    if (!exists(where, file)) problem(where, `missing ${file}`);
+  if (exists(where, 'package.json')) {
+    const pkg = readJson(where, 'package.json');
+    if (pkg.name !== `tutorial-${dir}`)
+      problem(`${where}/package.json`, `name is ${show(pkg.name)}, expected "tutorial-${dir}"`);
+    if (pkg.private !== true)
+      problem(`${where}/package.json`, 'a chapter is a private workspace: set "private": true');
+  }
+}
+if (chapters.length > 0) {
+  if (!exists('tutorials', 'README.md'))
+    problem('tutorials', 'missing README.md (the course index)');
+  else {
+    const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(read('tutorials', 'README.md'))?.[1] ?? '';
+    const list = /^children:[ \t]*\r?\n((?:[ \t]*-.*(?:\r?\n|$))*)/m.exec(front)?.[1] ?? '';
+    const children = [...list.matchAll(/^[ \t]*-[ \t]*['"]?(.*?)['"]?[ \t]*$/gm)].map((m) =>
+      path.posix.normalize(m[1]),
+    );
+    const expected = chapters.map((d) => `${d}/README.md`);
+    if (!same(children, expected)) {
+      problem(
+        'tutorials/README.md',
+        `frontmatter children should be ${expected.map((c) => `./${c}`).join(', ')} (found: ${children.map((c) => `./${c}`).join(', ') || 'none'})`,
+      );
+    }
+  }
+}
+
+for (const line of problems) console.error(line);
+if (problems.length > 0) {
+  console.error(`check-repo: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
+  process.exitCode = 1;
+} else {
+  console.log(
+    `check-repo: ${packageDirs.length} packages and ${chapters.length} chapters have the expected shape`,
+  );
+}
