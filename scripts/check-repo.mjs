@@ -201,7 +201,8 @@ for (const dir of packageDirs) {
   }
 }
 
-// The docs site lists every package, in its entry points and (for turbo's cache) its devDependencies.
+// The docs site lists every package: in its entry points, in the packages whose TSDoc it
+// requires, and (for turbo's cache) in its devDependencies.
 if (exists('docs', 'typedoc.json')) {
   const typedoc = readJson('docs', 'typedoc.json');
   const entries = (typedoc.entryPoints ?? []).map((e) =>
@@ -213,6 +214,12 @@ if (exists('docs', 'typedoc.json')) {
   for (const dir of packageDirs) {
     if (!entries.includes(`packages/${dir}`))
       problem('docs/typedoc.json', `entryPoints lacks "../packages/${dir}"`);
+  }
+  // TypeDoc checks TSDoc coverage only for the packages named here.
+  const documented = typedoc.packagesRequiringDocumentation ?? [];
+  for (const dir of packageDirs) {
+    if (!documented.includes(`@kcm-ts/${dir}`))
+      problem('docs/typedoc.json', `packagesRequiringDocumentation lacks "@kcm-ts/${dir}"`);
   }
   const devDependencies = exists('docs', 'package.json')
     ? (readJson('docs', 'package.json').devDependencies ?? {})

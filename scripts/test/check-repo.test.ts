@@ -182,6 +182,14 @@ describe('check-repo.mjs', () => {
       'docs/typedoc.json: entryPoints lacks "../packages/workqueue"',
     ],
     [
+      'a package whose TSDoc the docs build does not require',
+      (root) =>
+        editJson(root, 'docs/typedoc.json', (t) => {
+          t.packagesRequiringDocumentation = ['@kcm-ts/apimachinery'];
+        }),
+      'docs/typedoc.json: packagesRequiringDocumentation lacks "@kcm-ts/workqueue"',
+    ],
+    [
       'a package that is not in the dependency table',
       (root) =>
         cpSync(join(root, 'packages/workqueue'), join(root, 'packages/extra'), { recursive: true }),

@@ -35,6 +35,7 @@ export type {
   MetricDescriptor,
   MetricsProvider,
   SettableGaugeMetric,
+  WorkqueueMetricDescriptors,
 } from './metrics.js';
 export { parallelizeUntil } from './parallelizer.js';
 export type { ParallelizeOptions } from './parallelizer.js';

@@ -8,7 +8,9 @@ import type { PassiveClock } from '@kcm-ts/apimachinery';
  * @category Metrics
  */
 export interface GaugeMetric {
+  /** Adds one. */
   inc(): void;
+  /** Subtracts one. */
   dec(): void;
 }
 
@@ -18,6 +20,7 @@ export interface GaugeMetric {
  * @category Metrics
  */
 export interface SettableGaugeMetric {
+  /** Replaces the value. */
   set(value: number): void;
 }
 
@@ -27,6 +30,7 @@ export interface SettableGaugeMetric {
  * @category Metrics
  */
 export interface CounterMetric {
+  /** Adds one. */
   inc(): void;
 }
 
@@ -36,6 +40,7 @@ export interface CounterMetric {
  * @category Metrics
  */
 export interface HistogramMetric {
+  /** Records one observation (for the workqueue's histograms, a duration in seconds). */
   observe(value: number): void;
 }
 
@@ -116,8 +121,11 @@ export function globalMetricsProvider(): MetricsProvider {
  * @category Metrics
  */
 export interface MetricDescriptor {
+  /** The full Prometheus name, e.g. `workqueue_depth`. */
   readonly name: string;
+  /** The Prometheus metric type. */
   readonly type: 'gauge' | 'counter' | 'histogram';
+  /** The help text shown on `/metrics`. */
   readonly help: string;
   /** Histogram bucket upper bounds, in seconds. */
   readonly buckets?: readonly number[];
@@ -142,12 +150,35 @@ export function exponentialBuckets(start: number, factor: number, count: number)
 const durationBuckets = exponentialBuckets(1e-6, 10, 10);
 
 /**
+ * The seven workqueue metrics, one {@link MetricDescriptor} each, keyed like
+ * the {@link MetricsProvider} methods that make them.
+ *
+ * @category Metrics
+ */
+export interface WorkqueueMetricDescriptors {
+  /** `workqueue_depth`, gauge. */
+  readonly depth: MetricDescriptor;
+  /** `workqueue_adds_total`, counter. */
+  readonly adds: MetricDescriptor;
+  /** `workqueue_queue_duration_seconds`, histogram (1µs to 1000s). */
+  readonly latency: MetricDescriptor;
+  /** `workqueue_work_duration_seconds`, histogram (1µs to 1000s). */
+  readonly workDuration: MetricDescriptor;
+  /** `workqueue_unfinished_work_seconds`, gauge. */
+  readonly unfinishedWork: MetricDescriptor;
+  /** `workqueue_longest_running_processor_seconds`, gauge. */
+  readonly longestRunningProcessor: MetricDescriptor;
+  /** `workqueue_retries_total`, counter. */
+  readonly retries: MetricDescriptor;
+}
+
+/**
  * The seven metrics, with the names, types and buckets that kube-controller-manager
  * exports (`k8s.io/component-base/metrics/prometheus/workqueue`).
  *
  * @category Metrics
  */
-export const workqueueMetrics = {
+export const workqueueMetrics: WorkqueueMetricDescriptors = {
   depth: { name: 'workqueue_depth', type: 'gauge', help: 'Current depth of the workqueue.' },
   adds: {
     name: 'workqueue_adds_total',
@@ -181,7 +212,7 @@ export const workqueueMetrics = {
     type: 'counter',
     help: 'Total number of retries the workqueue has handled.',
   },
-} as const satisfies Record<string, MetricDescriptor>;
+};
 
 /** The bookkeeping a queue does for its metrics (Go's `queueMetrics`). */
 export interface QueueMetrics<T> {
@@ -210,12 +241,10 @@ class DefaultQueueMetrics<T> implements QueueMetrics<T> {
   readonly #workDuration: HistogramMetric;
   readonly #unfinishedWorkSeconds: SettableGaugeMetric;
   readonly #longestRunningProcessor: SettableGaugeMetric;
+  readonly #clock: PassiveClock;
 
-  constructor(
-    provider: MetricsProvider,
-    name: string,
-    private readonly clock: PassiveClock,
-  ) {
+  constructor(provider: MetricsProvider, name: string, clock: PassiveClock) {
+    this.#clock = clock;
     this.#depth = provider.newDepthMetric(name);
     this.#adds = provider.newAddsMetric(name);
     this.#latency = provider.newLatencyMetric(name);
@@ -227,12 +256,12 @@ class DefaultQueueMetrics<T> implements QueueMetrics<T> {
   add(item: T): void {
     this.#adds.inc();
     this.#depth.inc();
-    if (!this.#addTimes.has(item)) this.#addTimes.set(item, this.clock.now());
+    if (!this.#addTimes.has(item)) this.#addTimes.set(item, this.#clock.now());
   }
 
   get(item: T): void {
     this.#depth.dec();
-    this.#processingStartTimes.set(item, this.clock.now());
+    this.#processingStartTimes.set(item, this.#clock.now());
     const addedAt = this.#addTimes.get(item);
     if (addedAt !== undefined) {
       this.#latency.observe(this.#secondsSince(addedAt));
@@ -261,7 +290,7 @@ class DefaultQueueMetrics<T> implements QueueMetrics<T> {
   }
 
   #secondsSince(t: number): number {
-    return this.clock.since(t) / 1000;
+    return this.#clock.since(t) / 1000;
   }
 }
 

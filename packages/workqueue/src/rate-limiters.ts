@@ -74,12 +74,15 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
  * @category Rate limiters
  */
 export class BucketRateLimiter<T> implements RateLimiter<T> {
+  /** Tokens added per second. */
   readonly qps: number;
+  /** The bucket's size: how many retries may happen at once. */
   readonly burst: number;
   readonly #clock: PassiveClock;
   #tokens: number;
   #last: number;
 
+  /** @param options - `qps` and `burst` as above; `clock` defaults to the real clock. */
   constructor(options: { qps: number; burst: number; clock?: PassiveClock }) {
     const { qps, burst } = options;
     if (!(qps > 0)) throw new RangeError(`BucketRateLimiter: qps must be positive, got ${qps}`);
@@ -123,8 +126,11 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
   readonly #failures = new Map<T, number>();
 
   constructor(
+    /** The wait for the first `maxFastAttempts` failures, in ms. */
     readonly fastDelay: number,
+    /** The wait for every failure after those, in ms. */
     readonly slowDelay: number,
+    /** How many failures get the fast delay. */
     readonly maxFastAttempts: number,
   ) {
     assertDuration('fastDelay', fastDelay);
@@ -188,7 +194,9 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
  */
 export class WithMaxWaitRateLimiter<T> implements RateLimiter<T> {
   constructor(
+    /** The limiter whose waits are capped. */
     readonly limiter: RateLimiter<T>,
+    /** The longest wait, in ms. */
     readonly maxDelay: number,
   ) {
     assertDuration('maxDelay', maxDelay);
