@@ -9,6 +9,7 @@ import {
   unfinishedWorkUpdatePeriod,
   workqueueMetrics,
 } from '../src/index.js';
+import type { MetricDescriptor } from '../src/index.js';
 import { RecordingProvider, flush } from './helpers.js';
 
 describe('TestMetrics', () => {
@@ -288,8 +289,14 @@ describe('setProvider', () => {
 });
 
 describe('workqueueMetrics', () => {
+  // An interface has no index signature, so Object.values would type these as any.
+  const descriptors = (): MetricDescriptor[] =>
+    Object.keys(workqueueMetrics).map(
+      (key) => workqueueMetrics[key as keyof typeof workqueueMetrics],
+    );
+
   it("uses client-go's metric names and types", () => {
-    expect(Object.values(workqueueMetrics).map(({ name, type }) => [name, type])).toEqual([
+    expect(descriptors().map(({ name, type }) => [name, type])).toEqual([
       ['workqueue_depth', 'gauge'],
       ['workqueue_adds_total', 'counter'],
       ['workqueue_queue_duration_seconds', 'histogram'],
@@ -298,7 +305,7 @@ describe('workqueueMetrics', () => {
       ['workqueue_longest_running_processor_seconds', 'gauge'],
       ['workqueue_retries_total', 'counter'],
     ]);
-    for (const metric of Object.values(workqueueMetrics)) expect(metric.help).not.toBe('');
+    for (const metric of descriptors()) expect(metric.help).not.toBe('');
   });
 
   it('buckets the two histograms from 1µs to 1000s, by tens', () => {
