@@ -12,5 +12,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
     restoreMocks: true,
+    // Tests run on the fake clock, so this only guards against a hang. It is
+    // generous because turbo runs every package's suite at once on small CI
+    // machines, and fast-check's first binary-string arbitrary alone takes a
+    // second to build its tables.
+    testTimeout: 30_000,
   },
 });

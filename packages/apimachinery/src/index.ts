@@ -1,8 +1,165 @@
 /**
- * The shared vocabulary of kcm-ts: the counterpart of `k8s.io/apimachinery` and
- * `k8s.io/utils/clock`. This first slice holds the injected {@link Clock}.
+ * The shared vocabulary of kcm-ts: the counterpart of `k8s.io/apimachinery`,
+ * the key helpers of client-go's `tools/cache`, and `k8s.io/utils/clock`.
+ * Objects are plain wire-format JSON typed with `kubernetes-types`; this
+ * package reads their metadata, builds cache keys, parses and matches label
+ * and field selectors, validates names, models API errors as
+ * {@link StatusError}, and declares the client interfaces
+ * ({@link ListerWatcher}, {@link ResourceClient}) that the core packages
+ * program against. It also holds the injected {@link Clock}.
  *
  * @packageDocumentation
  */
+
+// Time
 export { FakeClock, RealClock, realClock } from './clock.js';
 export type { Clock, PassiveClock, Ticker, Timer } from './clock.js';
+
+// Objects, their metadata and owners
+export {
+  getControllerOf,
+  isControlledBy,
+  labelsOf,
+  nameOf,
+  namespaceOf,
+  newControllerRef,
+  resourceVersionOf,
+  uidOf,
+} from './object-meta.js';
+export type { KubeObject } from './object-meta.js';
+export {
+  groupKindString,
+  groupResourceString,
+  groupVersionString,
+  parseGroupVersion,
+} from './schema.js';
+export type {
+  GroupKind,
+  GroupResource,
+  GroupVersion,
+  GroupVersionKind,
+  GroupVersionResource,
+} from './schema.js';
+
+// Cache keys
+export {
+  DeletedFinalStateUnknown,
+  deletionHandlingMetaNamespaceKeyFunc,
+  isDeletedFinalStateUnknown,
+  metaNamespaceKeyFunc,
+  splitMetaNamespaceKey,
+} from './keys.js';
+export type { KeyFunc, ObjectName } from './keys.js';
+
+// Validation
+export {
+  dns1123LabelMaxLength,
+  dns1123SubdomainMaxLength,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  labelValueMaxLength,
+} from './validation.js';
+
+// Label and field selectors
+export {
+  everything,
+  labelSelectorAsSelector,
+  lexSelector,
+  newRequirement,
+  nothing,
+  parseSelector,
+  selectorFromSet,
+} from './labels.js';
+export type {
+  Labels,
+  Requirement,
+  SelectionOperator,
+  Selector,
+  SelectorToken,
+  SelectorTokenKind,
+} from './labels.js';
+export {
+  escapeFieldValue,
+  fieldSelectorFromSet,
+  oneTermEqualSelector,
+  parseFieldSelector,
+  unescapeFieldValue,
+} from './fields.js';
+export type { FieldRequirement, FieldSelector, Fields } from './fields.js';
+
+// Status errors
+export {
+  StatusError,
+  hasStatusCause,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInternalError,
+  isInvalid,
+  isMethodNotSupported,
+  isNotAcceptable,
+  isNotFound,
+  isRequestEntityTooLarge,
+  isResourceExpired,
+  isServerTimeout,
+  isServiceUnavailable,
+  isStatus,
+  isStatusError,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  isUnsupportedMediaType,
+  newAlreadyExists,
+  newApplyConflict,
+  newBadRequest,
+  newConflict,
+  newForbidden,
+  newGenericServerResponse,
+  newGone,
+  newInternalError,
+  newInvalid,
+  newMethodNotSupported,
+  newNotFound,
+  newRequestEntityTooLarge,
+  newResourceExpired,
+  newServerTimeout,
+  newServiceUnavailable,
+  newTimeoutError,
+  newTooManyRequests,
+  newUnauthorized,
+  optimisticLockErrorMsg,
+  reasonForError,
+  suggestsClientDelay,
+} from './status.js';
+export type { CauseType, GenericServerResponse, StatusErrorInit, StatusReason } from './status.js';
+
+// Watch events
+export { initialEventsEndAnnotation, isWatchEventType, watchEventTypes } from './watch.js';
+export type { ErrorWatchEvent, ObjectWatchEvent, WatchEvent, WatchEventType } from './watch.js';
+
+// The client interfaces
+export type {
+  ApplyPatch,
+  CreateOptions,
+  DeleteOptions,
+  FieldValidation,
+  GetOptions,
+  JsonPatch,
+  JsonPatchOperation,
+  ListOptions,
+  ListerWatcher,
+  MergePatch,
+  ObjectList,
+  Patch,
+  PatchOptions,
+  Preconditions,
+  PropagationPolicy,
+  ResourceClient,
+  ResourceVersionMatch,
+  StrategicMergePatch,
+  UpdateOptions,
+} from './client.js';
