@@ -17,5 +17,6 @@ export default defineConfig({
     // machines, and fast-check's first binary-string arbitrary alone takes a
     // second to build its tables.
     testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });

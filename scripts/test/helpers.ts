@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterEach } from 'vitest';
 
 /** The repo this checkout of scripts/ belongs to. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,12 +26,14 @@ export function runScript(script: string, args: string[], cwd = repoRoot): RunRe
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, lines };
 }
 
+// Each test removes its own copies: removing them all at the end of the file
+// can outlast a hook timeout on a loaded machine.
 const made: string[] = [];
-afterAll(() => {
+afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fresh temp dir (removed after the test file), optionally filled with `files`. */
+/** A fresh temp dir (removed after the test), optionally filled with `files`. */
 export function tempDir(prefix: string, files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), `kcm-ts-${prefix}-`));
   made.push(dir);
