@@ -5,6 +5,9 @@
 //     and call one trivial function where we know one;
 //   - type-check a consumer of each under moduleResolution node16 (ESM and CJS files)
 //     and bundler, with the repo's own TypeScript.
+// Peer dependencies are installed at the versions the repo develops against, as a user
+// on this Node would pin them. A package whose peer is ESM-only can be required only
+// through Node's require(esm), so its CJS consumer is type-checked under node20.
 // A tarball may hold only dist/, src/, README.md, LICENSE, CHANGELOG.md, package.json.
 //
 // Usage: node scripts/pack-smoke.mjs   (after `npm run build`; KEEP_SMOKE=1 keeps the temp dir)
@@ -34,6 +37,8 @@ const ALLOWED = /^package\/(dist\/.+|src\/.+|README\.md|LICENSE|CHANGELOG\.md|pa
 const CALLS = {
   '@kcm-ts/apimachinery': `typeof new m.FakeClock().now() === 'number'`,
   '@kcm-ts/workqueue': `(async () => { const q = m.newQueue(); q.add('a'); const [item] = await q.get(); q.done(item); q.shutDown(); return item === 'a' && q.len() === 0; })()`,
+  '@kcm-ts/sandbox': `(async () => { const s = await m.startSandbox(); const cm = await s.client('', 'configmaps').inNamespace('default').create({ metadata: { name: 'a' } }); await s.stop(); return cm.metadata.resourceVersion === '5'; })()`,
+  '@kcm-ts/client': `m.createClient({ clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }], users: [{ name: 'u', user: {} }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }], 'current-context': 'x' }).defaultNamespace === 'default'`,
 };
 // The same, typed, for the consumer files that tsc checks (`pkg` is the namespace).
 const TYPED = {
@@ -108,6 +113,24 @@ function entryFiles(pkg) {
   return [...out];
 }
 
+/** The version of `name` in the repo's node_modules. */
+function installedVersion(name) {
+  const file = path.join(root, 'node_modules', name, 'package.json');
+  if (!existsSync(file))
+    throw new Error(`pack-smoke: peer ${name} is not installed; run \`npm ci\``);
+  return JSON.parse(readFileSync(file, 'utf8')).version;
+}
+
+/** True when a peer of `p` is an ES module with no CommonJS entry. */
+function esmOnlyPeer(p) {
+  return Object.keys(p.pkg.peerDependencies ?? {}).some((name) => {
+    const peer = JSON.parse(
+      readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8'),
+    );
+    return peer.type === 'module' && !JSON.stringify(peer.exports ?? {}).includes('"require"');
+  });
+}
+
 // ---- what to smoke-test ----------------------------------------------------------
 
 const packagesDir = path.join(root, 'packages');
@@ -179,6 +202,13 @@ try {
     path.join(project, 'package.json'),
     JSON.stringify({ name: 'smoke', private: true, type: 'module' }, null, 2),
   );
+  // Peers at the versions in the repo's node_modules (the newest release of a peer may
+  // not run on this Node), plus the types client-node's declarations refer to.
+  const peerNames = [
+    ...new Set(packedOk.flatMap((p) => Object.keys(p.pkg.peerDependencies ?? {}))),
+  ];
+  const peers = peerNames.map((name) => `${name}@${installedVersion(name)}`);
+  if (peerNames.includes('@kubernetes/client-node')) peers.push('@types/ws@8');
   const install = (mode) =>
     run(
       'npm',
@@ -189,6 +219,7 @@ try {
         '--loglevel=error',
         mode,
         ...packedOk.map((p) => p.tarball),
+        ...peers,
       ],
       project,
     );
@@ -261,10 +292,22 @@ console.log(JSON.stringify(results));
       writeFileSync(path.join(project, 'consumer', `${p.dir}.cts`), source);
     }
     const hasNodeTypes = existsSync(path.join(nodeTypes, 'node'));
-    for (const [mode, options, exts] of [
-      ['node16', { module: 'node16', moduleResolution: 'node16' }, ['.ts', '.cts']],
-      ['bundler', { module: 'esnext', moduleResolution: 'bundler' }, ['.ts']],
+    const cjsUnder = (p) => (esmOnlyPeer(p) ? 'node20' : 'node16');
+    for (const [mode, options, files] of [
+      [
+        'node16',
+        { module: 'node16', moduleResolution: 'node16' },
+        (p) => [`${p.dir}.ts`, ...(cjsUnder(p) === 'node16' ? [`${p.dir}.cts`] : [])],
+      ],
+      [
+        'node20',
+        { module: 'node20', moduleResolution: 'node16' },
+        (p) => (cjsUnder(p) === 'node20' ? [`${p.dir}.cts`] : []),
+      ],
+      ['bundler', { module: 'esnext', moduleResolution: 'bundler' }, (p) => [`${p.dir}.ts`]],
     ]) {
+      const checked = packedOk.filter((p) => files(p).length > 0);
+      if (checked.length === 0) continue;
       const tsconfig = {
         compilerOptions: {
           ...options,
@@ -276,17 +319,17 @@ console.log(JSON.stringify(results));
           types: hasNodeTypes ? ['node'] : [],
           typeRoots: [nodeTypes],
         },
-        files: packedOk.flatMap((p) => exts.map((ext) => `consumer/${p.dir}${ext}`)),
+        files: checked.flatMap((p) => files(p).map((f) => `consumer/${f}`)),
       };
       writeFileSync(path.join(project, `tsconfig.${mode}.json`), JSON.stringify(tsconfig, null, 2));
       const r = run(process.execPath, [tsc, '-p', `tsconfig.${mode}.json`], project);
       if (r.ok) {
-        for (const p of packedOk) p.notes.push(`types ${mode} ok`);
+        for (const p of checked) p.notes.push(`types ${mode} ok`);
         continue;
       }
       if (!/error TS\d+/.test(r.out)) general.push(`tsc (${mode}) failed:\n${r.out}`);
       for (const line of r.out.split('\n').filter((l) => /error TS\d+/.test(l))) {
-        const p = packedOk.find(
+        const p = checked.find(
           (q) => line.includes(`consumer/${q.dir}.`) || line.includes(`node_modules/${q.name}/`),
         );
         (p ? p.failures : general).push(`types ${mode}: ${line.trim()}`);

@@ -4,7 +4,8 @@
  * Objects are plain wire-format JSON typed with `kubernetes-types`; this
  * package reads their metadata, builds cache keys, parses and matches label
  * and field selectors, validates names, models API errors as
- * {@link StatusError}, and declares the client interfaces
+ * {@link StatusError}, applies strategic merge patches
+ * ({@link strategicMergePatch}), and declares the client interfaces
  * ({@link ListerWatcher}, {@link ResourceClient}) that the core packages
  * program against. It also holds the injected {@link Clock}.
  *
@@ -163,3 +164,8 @@ export type {
   StrategicMergePatch,
   UpdateOptions,
 } from './client.js';
+
+// Strategic merge patch
+export { StrategicMergePatchError, strategicMergePatch } from './strategic-merge-patch.js';
+export { patchMetaForKind } from './patch-meta.js';
+export type { FieldPatchMeta, PatchMeta, PatchStrategy } from './patch-meta.js';

@@ -1,0 +1,122 @@
+// A small clientset: one kubeconfig, a resource client for any resource, and
+// ready-made ones for the resources the course uses, like the typed accessors
+// of client-go's kubernetes.Clientset (CoreV1().Pods(), AppsV1().Deployments()).
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type {
+  ConfigMap,
+  Event as CoreEvent,
+  Namespace,
+  Node,
+  Pod,
+  Secret,
+} from 'kubernetes-types/core/v1.js';
+import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
+import type { GroupVersionResource, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
+import {
+  contextNamespace,
+  loadKubeConfig,
+  type KubeConfigSource,
+  type LoadKubeConfigOptions,
+} from './kubeconfig.js';
+import { newResourceClient, type ResourceClientOptions } from './resource-client.js';
+
+/**
+ * Clients for one cluster, made by {@link createClient}. Every resource client
+ * here is unscoped: call `inNamespace(ns)` for one namespace (for example
+ * `client.pods.inNamespace(client.defaultNamespace)`).
+ *
+ * @category Resource clients
+ */
+export interface Client {
+  /** The kubeconfig the clients use, with its current context chosen. */
+  readonly kubeconfig: KubeConfig;
+  /** The namespace of the kubeconfig's current context, or `default`: kubectl's default namespace. */
+  readonly defaultNamespace: string;
+  /**
+   * A client for any resource, built-in or custom; see {@link newResourceClient}.
+   *
+   * @example
+   * ```ts
+   * const widgets = client.resource<Widget>(
+   *   { group: 'example.com', version: 'v1', resource: 'widgets' },
+   *   { namespaced: true, kind: 'Widget' },
+   * );
+   * ```
+   */
+  resource<T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    opts: ResourceClientOptions,
+  ): ResourceClient<T>;
+  /** core/v1 pods. */
+  readonly pods: ResourceClient<Pod>;
+  /** core/v1 configmaps. */
+  readonly configMaps: ResourceClient<ConfigMap>;
+  /** core/v1 secrets. */
+  readonly secrets: ResourceClient<Secret>;
+  /** core/v1 events (the older Event API, still what most tools write). */
+  readonly events: ResourceClient<CoreEvent>;
+  /** core/v1 nodes (cluster-scoped). */
+  readonly nodes: ResourceClient<Node>;
+  /** core/v1 namespaces (cluster-scoped). */
+  readonly namespaces: ResourceClient<Namespace>;
+  /** apps/v1 deployments. */
+  readonly deployments: ResourceClient<Deployment>;
+  /** apps/v1 replicasets. */
+  readonly replicaSets: ResourceClient<ReplicaSet>;
+  /** coordination.k8s.io/v1 leases (leader election). */
+  readonly leases: ResourceClient<Lease>;
+  /** events.k8s.io/v1 events (the newer Event API). */
+  readonly eventsV1: ResourceClient<EventsV1Event>;
+}
+
+/**
+ * Loads a kubeconfig with {@link loadKubeConfig} (or takes a client-node
+ * `KubeConfig` as it is) and returns {@link Client}: resource clients for the
+ * course's built-in resources and any other one, sharing connections.
+ *
+ * @param source - where the kubeconfig comes from; unset for kubectl's default
+ *   places (`$KUBECONFIG`, `~/.kube/config`, in-cluster).
+ * @param opts - `context` to use instead of the current one.
+ * @throws Error when the kubeconfig cannot be found, read or used (see
+ *   {@link loadKubeConfig}).
+ *
+ * @category Resource clients
+ */
+export function createClient(source?: KubeConfigSource, opts: LoadKubeConfigOptions = {}): Client {
+  const kubeconfig = loadKubeConfig(source, opts);
+  const resource = <T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    resourceOpts: ResourceClientOptions,
+  ): ResourceClient<T> => newResourceClient<T>(kubeconfig, gvr, resourceOpts);
+  const core = <T extends KubeObject>(name: string, kind: string, namespaced = true) =>
+    resource<T>({ group: '', version: 'v1', resource: name }, { namespaced, kind });
+  return {
+    kubeconfig,
+    defaultNamespace: contextNamespace(kubeconfig),
+    resource,
+    pods: core<Pod>('pods', 'Pod'),
+    configMaps: core<ConfigMap>('configmaps', 'ConfigMap'),
+    secrets: core<Secret>('secrets', 'Secret'),
+    events: core<CoreEvent>('events', 'Event'),
+    nodes: core<Node>('nodes', 'Node', false),
+    namespaces: core<Namespace>('namespaces', 'Namespace', false),
+    deployments: resource<Deployment>(
+      { group: 'apps', version: 'v1', resource: 'deployments' },
+      { namespaced: true, kind: 'Deployment' },
+    ),
+    replicaSets: resource<ReplicaSet>(
+      { group: 'apps', version: 'v1', resource: 'replicasets' },
+      { namespaced: true, kind: 'ReplicaSet' },
+    ),
+    leases: resource<Lease>(
+      { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
+      { namespaced: true, kind: 'Lease' },
+    ),
+    eventsV1: resource<EventsV1Event>(
+      { group: 'events.k8s.io', version: 'v1', resource: 'events' },
+      { namespaced: true, kind: 'Event' },
+    ),
+  };
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `kcm-ts-sandbox`: runs the sandbox API server until Ctrl-C, writing a
+// kubeconfig that kubectl can use (the repo's `npm start`).
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { startSandbox } from './sandbox.js';
+
+const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--insecure-http] [--history-window N]
+
+  --port N              port on 127.0.0.1 (default 6443; 0 picks a free one)
+  --kubeconfig-out FILE where to write the kubeconfig (default .kcm-ts/kubeconfig)
+  --insecure-http       serve plain HTTP instead of HTTPS
+  --history-window N    changes kept for watch resume before 410 Expired (default 10000)
+  -h, --help            show this help`;
+
+function fail(message: string): never {
+  process.stderr.write(`kcm-ts-sandbox: ${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+function integer(
+  flag: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    fail(`--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        'kubeconfig-out': { type: 'string' },
+        'insecure-http': { type: 'boolean' },
+        'history-window': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const port = integer('port', values.port, 0, 65535) ?? 6443;
+  const historyWindow = integer('history-window', values['history-window'], 1, 10_000_000);
+  const kubeconfigOut = path.resolve(
+    values['kubeconfig-out'] ?? path.join('.kcm-ts', 'kubeconfig'),
+  );
+
+  const sandbox = await startSandbox({
+    port,
+    ...(values['insecure-http'] ? { insecureHttp: true } : {}),
+    ...(historyWindow !== undefined ? { historyWindow } : {}),
+  }).catch((err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      fail(
+        `port ${port} on 127.0.0.1 is in use: pick another with --port, or --port 0 for a free one`,
+      );
+    throw err;
+  });
+  await sandbox.writeKubeconfig(kubeconfigOut);
+  const relative = path.relative(process.cwd(), kubeconfigOut) || kubeconfigOut;
+  process.stdout.write(
+    `kcm-ts sandbox ready at ${sandbox.url}: kubectl --kubeconfig ${relative} get namespaces\n`,
+  );
+
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('kcm-ts sandbox stopping\n');
+    void sandbox.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `kcm-ts-sandbox: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+// Applying the four patch types to an object, with the Status codes
+// kube-apiserver answers with when a patch is malformed or does not apply
+// (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go: jsonPatcher,
+// smpPatcher, applyPatcher, interpretStrategicMergePatchError).
+import {
+  StatusError,
+  StrategicMergePatchError,
+  newBadRequest,
+  patchMetaForKind,
+  strategicMergePatch,
+} from '@kcm-ts/apimachinery';
+import type { KubeObject, Patch } from '@kcm-ts/apimachinery';
+import fastJsonPatch from 'fast-json-patch';
+import jsonMergePatch from 'json-merge-patch';
+import { apiVersionOf } from './resources.js';
+import type { ResourceInfo } from './resources.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function unprocessable(message: string): StatusError {
+  return new StatusError({ code: 422, reason: 'Invalid', message });
+}
+
+function jsonPatch(current: Obj, ops: unknown): unknown {
+  if (!Array.isArray(ops)) {
+    throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  }
+  const invalidOp = fastJsonPatch.validate(ops as fastJsonPatch.Operation[]);
+  if (invalidOp)
+    throw newBadRequest(
+      `invalid JSON patch: ${invalidOp.message.split('\n')[0] ?? invalidOp.name}`,
+    );
+  try {
+    return fastJsonPatch.applyPatch(
+      structuredClone(current),
+      ops as fastJsonPatch.Operation[],
+      true,
+      false,
+    ).newDocument;
+  } catch (err) {
+    const e = err as {
+      name?: string;
+      message?: string;
+      operation?: { op?: string; path?: string };
+    };
+    const first = (e.message ?? String(err)).split('\n')[0] ?? '';
+    if (e.name === 'TEST_OPERATION_FAILED')
+      throw unprocessable(
+        'the server rejected our request due to an error in our request: testing value failed',
+      );
+    const at = e.operation?.path ? ` at ${e.operation.path}` : '';
+    throw unprocessable(
+      `the server rejected our request due to an error in our request: ${first}${at}`,
+    );
+  }
+}
+
+/**
+ * Applies `patch` to `current` (as its resource presents it) and returns the
+ * patched object. `info` is undefined for subresources with no strategic
+ * schema of their own (Scale is patched with merge semantics).
+ */
+export function applyPatch(info: ResourceInfo | undefined, current: KubeObject, patch: Patch): Obj {
+  let out: unknown;
+  switch (patch.type) {
+    case 'json':
+      out = jsonPatch(current as unknown as Obj, patch.ops);
+      break;
+    case 'merge':
+      if (!isObj(patch.body)) {
+        throw newBadRequest('the body of a merge patch must be a JSON object');
+      }
+      out = jsonMergePatch.apply(structuredClone(current), patch.body);
+      break;
+    case 'strategic':
+    case 'apply': {
+      if (!isObj(patch.body))
+        throw newBadRequest(
+          `the body of a ${patch.type === 'apply' ? 'apply' : 'strategic merge'} patch must be a JSON object`,
+        );
+      if (!info) {
+        out = jsonMergePatch.apply(structuredClone(current), patch.body);
+        break;
+      }
+      const meta = patchMetaForKind(apiVersionOf(info), info.kind);
+      if (!meta) {
+        throw new StatusError({
+          code: 415,
+          reason: 'UnsupportedMediaType',
+          message: `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+        });
+      }
+      try {
+        out = strategicMergePatch(current, patch.body, meta);
+      } catch (err) {
+        if (err instanceof StrategicMergePatchError) {
+          throw err.code === 400 ? newBadRequest(err.message) : unprocessable(err.message);
+        }
+        throw err;
+      }
+      break;
+    }
+  }
+  if (!isObj(out)) throw unprocessable('the patched object is not a JSON object');
+  return out;
+}

@@ -1,0 +1,625 @@
+// The HTTP face of the sandbox: kube-apiserver's URL layout, content
+// negotiation, authentication and Status error bodies over the registry
+// (staging/src/k8s.io/apiserver/pkg/endpoints: installer.go for the routes,
+// handlers/ for each verb, handlers/negotiation for Accept and Content-Type).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import {
+  StatusError,
+  isStatusError,
+  newBadRequest,
+  newInternalError,
+  newMethodNotSupported,
+  newRequestEntityTooLarge,
+  newUnauthorized,
+} from '@kcm-ts/apimachinery';
+import type { DeleteOptions, ListOptions, Patch, WatchEvent } from '@kcm-ts/apimachinery';
+import { parse as parseYaml } from 'yaml';
+import {
+  aggregatedDiscovery,
+  aggregatedDiscoveryContentType,
+  apiGroupDocument,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  openApiDocument,
+  openApiIndex,
+  wantsAggregatedDiscovery,
+} from './discovery.js';
+import { plain } from './field-errors.js';
+import type { Registry } from './registry.js';
+import { findResource } from './resources.js';
+import type { ResourceInfo } from './resources.js';
+import { parseIncludeObject, toTable, wantsTable } from './table/index.js';
+
+/** kube-apiserver's default limit on a request body (3 MiB). */
+export const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+/**
+ * The body of `/version` (apimachinery's `version.Info`).
+ *
+ * @category Server
+ */
+export interface ServerVersion {
+  /** The major version, `'1'`. */
+  major: string;
+  /** The minor version; kubectl picks its own build from it. */
+  minor: string;
+  /** The full version string. */
+  gitVersion: string;
+  /** The commit the server was built from. */
+  gitCommit: string;
+  /** `'clean'` or `'dirty'`. */
+  gitTreeState: string;
+  /** When the server was built, RFC 3339. */
+  buildDate: string;
+  /** The Go toolchain kube-apiserver would have been built with. */
+  goVersion: string;
+  /** The Go compiler. */
+  compiler: string;
+  /** `os/arch`. */
+  platform: string;
+}
+
+/** The `/version` the sandbox reports: a 1.32 server. */
+export const serverVersion: Readonly<ServerVersion> = Object.freeze({
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0+kcm-ts',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2024-12-11T00:00:00Z',
+  goVersion: 'go1.23.3',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+});
+
+/** Options for {@link apiHandler}. */
+export interface ApiHandlerOptions {
+  /** The bearer token every request but health and version checks must carry; none if unset. */
+  token?: string;
+  /** `host:port` for legacy discovery's serverAddressByClientCIDRs. */
+  serverAddress: string;
+  /** Called with every request, after it is answered (for logs and tests). */
+  onRequest?: (method: string, url: string, code: number) => void;
+}
+
+const unknownFormat = (accepted: string): StatusError =>
+  new StatusError({
+    code: 415,
+    reason: 'UnsupportedMediaType',
+    message: `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+  });
+
+const notFoundPath = (): StatusError =>
+  new StatusError({
+    code: 404,
+    reason: 'NotFound',
+    message: 'the server could not find the requested resource',
+    details: {},
+  });
+
+function send(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  contentType = 'application/json',
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: unknown): void {
+  const status = isStatusError(err) ? err : newInternalError(err);
+  if (status.code === 429 || status.code === 503 || status.code === 504) {
+    const retry = status.details?.retryAfterSeconds;
+    if (retry) res.setHeader('Retry-After', String(retry));
+  }
+  send(res, status.code || 500, status.toStatus());
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > maxRequestBodyBytes)
+    throw newRequestEntityTooLarge(`limit is ${maxRequestBodyBytes}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > maxRequestBodyBytes)
+      throw newRequestEntityTooLarge(`limit is ${maxRequestBodyBytes}`);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+function parseJson(buf: Buffer, what: string): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch (err) {
+    throw newBadRequest(`${what}: invalid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The body of a create or update: JSON or YAML. Protobuf (kubectl 1.32's `create <generator>`) is refused. */
+function decodeObjectBody(req: IncomingMessage, buf: Buffer, info: ResourceInfo): unknown {
+  const type = mediaType(req);
+  if (type === '' || type === 'application/json')
+    return parseJson(
+      buf,
+      `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`,
+    );
+  if (type === 'application/yaml') {
+    try {
+      return parseYaml(buf.toString('utf8')) as unknown;
+    } catch (err) {
+      throw newBadRequest(
+        `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: invalid YAML: ${(err as Error).message}`,
+      );
+    }
+  }
+  if (type === 'application/vnd.kubernetes.protobuf') {
+    throw unknownFormat(
+      'application/json, application/yaml (the kcm-ts sandbox does not decode protobuf, which kubectl 1.32 sends for `kubectl create <kind>`: write a manifest and use `kubectl apply -f` or `kubectl create -f`)',
+    );
+  }
+  throw unknownFormat('application/json, application/yaml');
+}
+
+function decodePatch(req: IncomingMessage, buf: Buffer, query: URLSearchParams): Patch {
+  const type = mediaType(req);
+  switch (type) {
+    case 'application/json-patch+json':
+      return { type: 'json', ops: parseJson(buf, 'json patch') as never };
+    case 'application/merge-patch+json':
+      return { type: 'merge', body: parseJson(buf, 'merge patch') as object };
+    case 'application/strategic-merge-patch+json':
+      return { type: 'strategic', body: parseJson(buf, 'strategic merge patch') as object };
+    case 'application/apply-patch+yaml': {
+      let body: unknown;
+      try {
+        body = parseYaml(buf.toString('utf8'));
+      } catch (err) {
+        throw newBadRequest(`apply patch: invalid YAML: ${(err as Error).message}`);
+      }
+      const force = query.get('force');
+      return {
+        type: 'apply',
+        body: body as object,
+        fieldManager: query.get('fieldManager') ?? '',
+        ...(force === 'true' ? { force: true } : {}),
+      };
+    }
+    default:
+      throw unknownFormat(
+        'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
+      );
+  }
+}
+
+function boolParam(query: URLSearchParams, name: string): boolean | undefined {
+  const v = query.get(name);
+  if (v === null) return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0' || v === '') return false;
+  throw newBadRequest(`${name}: invalid boolean value ${JSON.stringify(v)}`);
+}
+
+function intParam(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v))
+    throw newBadRequest(`${name}: invalid integer value ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+function listOptions(query: URLSearchParams): ListOptions {
+  const opts: ListOptions = {};
+  const str = (name: 'labelSelector' | 'fieldSelector' | 'continue' | 'resourceVersion') => {
+    const v = query.get(name);
+    if (v !== null && v !== '') opts[name] = v;
+  };
+  str('labelSelector');
+  str('fieldSelector');
+  str('continue');
+  str('resourceVersion');
+  const match = query.get('resourceVersionMatch');
+  if (match) opts.resourceVersionMatch = match as ListOptions['resourceVersionMatch'] & string;
+  const limit = intParam(query, 'limit');
+  if (limit !== undefined) opts.limit = limit;
+  const timeout = intParam(query, 'timeoutSeconds');
+  if (timeout !== undefined) opts.timeoutSeconds = timeout;
+  const bookmarks = boolParam(query, 'allowWatchBookmarks');
+  if (bookmarks !== undefined) opts.allowWatchBookmarks = bookmarks;
+  const initial = boolParam(query, 'sendInitialEvents');
+  if (initial !== undefined) opts.sendInitialEvents = initial;
+  return opts;
+}
+
+function writeOptions(query: URLSearchParams): {
+  dryRun?: 'All';
+  fieldManager?: string;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+} {
+  const out: {
+    dryRun?: 'All';
+    fieldManager?: string;
+    fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  } = {};
+  const dryRun = query.getAll('dryRun');
+  if (dryRun.length > 0) {
+    if (dryRun.some((d) => d !== 'All'))
+      throw newBadRequest(
+        `dryRun: Unsupported value: ${JSON.stringify(dryRun.find((d) => d !== 'All'))}: supported values: "All"`,
+      );
+    out.dryRun = 'All';
+  }
+  const manager = query.get('fieldManager');
+  if (manager) {
+    if (manager.length > 128)
+      throw newBadRequest('fieldManager: Too long: may not be more than 128 bytes');
+    out.fieldManager = manager;
+  }
+  const validation = query.get('fieldValidation');
+  if (validation) {
+    if (!['Ignore', 'Warn', 'Strict'].includes(validation)) {
+      throw newBadRequest(`invalid fieldValidation directive: ${validation}`);
+    }
+    out.fieldValidation = validation as 'Ignore' | 'Warn' | 'Strict';
+  }
+  return out;
+}
+
+function deleteOptions(
+  query: URLSearchParams,
+  body: unknown,
+): DeleteOptions & { orphanDependents?: boolean } {
+  const opts: DeleteOptions & { orphanDependents?: boolean } = {};
+  if (body !== undefined) {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw newBadRequest('the body of a delete must be a DeleteOptions object');
+    const b = body as Record<string, unknown>;
+    if (b.kind !== undefined && b.kind !== 'DeleteOptions')
+      throw newBadRequest(`${plain(b.kind)} is not a DeleteOptions`);
+    if (b.gracePeriodSeconds !== undefined && b.gracePeriodSeconds !== null)
+      opts.gracePeriodSeconds = b.gracePeriodSeconds as number;
+    if (typeof b.propagationPolicy === 'string')
+      opts.propagationPolicy = b.propagationPolicy as DeleteOptions['propagationPolicy'] & string;
+    if (typeof b.orphanDependents === 'boolean') opts.orphanDependents = b.orphanDependents;
+    if (typeof b.preconditions === 'object' && b.preconditions !== null)
+      opts.preconditions = b.preconditions;
+    if (Array.isArray(b.dryRun) && b.dryRun.includes('All')) opts.dryRun = 'All';
+  }
+  const grace = intParam(query, 'gracePeriodSeconds');
+  if (grace !== undefined) opts.gracePeriodSeconds = grace;
+  const policy = query.get('propagationPolicy');
+  if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'] & string;
+  const orphan = boolParam(query, 'orphanDependents');
+  if (orphan !== undefined) opts.orphanDependents = orphan;
+  if (query.getAll('dryRun').includes('All')) opts.dryRun = 'All';
+  return opts;
+}
+
+interface Route {
+  info: ResourceInfo;
+  namespace: string;
+  name?: string;
+  subresource?: string;
+}
+
+/** Splits `/api/v1/...` or `/apis/{g}/{v}/...` into a resource route; undefined if none. */
+function route(segments: string[]): Route | 'unknown' | undefined {
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (segments[0] === 'api' && segments.length >= 3) {
+    group = '';
+    version = segments[1] ?? '';
+    rest = segments.slice(2);
+  } else if (segments[0] === 'apis' && segments.length >= 4) {
+    group = segments[1] ?? '';
+    version = segments[2] ?? '';
+    rest = segments.slice(3);
+  } else {
+    return undefined;
+  }
+  const find = (resource: string | undefined) =>
+    resource ? findResource(group, version, resource) : undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    const namespaced = find(rest[2]);
+    if (namespaced?.namespaced) {
+      if (rest.length > 5) return 'unknown';
+      return {
+        info: namespaced,
+        namespace: rest[1] ?? '',
+        ...(rest[3] ? { name: rest[3] } : {}),
+        ...(rest[4] ? { subresource: rest[4] } : {}),
+      };
+    }
+  }
+  const info = find(rest[0]);
+  if (!info || rest.length > 3) return 'unknown';
+  return {
+    info,
+    namespace: '',
+    ...(rest[1] ? { name: rest[1] } : {}),
+    ...(rest[2] ? { subresource: rest[2] } : {}),
+  };
+}
+
+function verbNotAllowed(verb: string, info: ResourceInfo): StatusError {
+  return newMethodNotSupported({ group: info.group, resource: info.resource }, verb);
+}
+
+/**
+ * The request handler of the sandbox API server, for `http.createServer` or
+ * `https.createServer`.
+ */
+export function apiHandler(
+  registry: Registry,
+  opts: ApiHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : undefined;
+  const authorized = (req: IncomingMessage): boolean => {
+    if (!expected) return true;
+    const got = Buffer.from(req.headers.authorization ?? '');
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  };
+
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (opts.onRequest) {
+      const onRequest = opts.onRequest;
+      res.on('finish', () => onRequest(req.method ?? '', req.url ?? '', res.statusCode));
+    }
+    handle(req, res, url).catch((err: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendError(res, err);
+    });
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    if (
+      ['/healthz', '/livez', '/readyz'].includes(path) ||
+      /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path)
+    ) {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('ok');
+      return;
+    }
+    if (path === '/version') return send(res, 200, serverVersion);
+    if (!authorized(req)) {
+      const err = newUnauthorized('Unauthorized');
+      return send(res, 401, err.toStatus());
+    }
+    const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const accept = req.headers.accept;
+
+    if (path === '/api' || path === '/apis') {
+      if (wantsAggregatedDiscovery(accept))
+        return send(res, 200, aggregatedDiscovery(path === '/api'), aggregatedDiscoveryContentType);
+      return send(res, 200, path === '/api' ? apiVersions(opts.serverAddress) : apiGroupList());
+    }
+    if (segments[0] === 'openapi') {
+      if (segments[1] === 'v3' && segments.length === 2) return send(res, 200, openApiIndex());
+      if (segments[1] === 'v3') {
+        const doc = openApiDocument(segments.slice(2).join('/'));
+        if (doc) return send(res, 200, doc);
+      }
+      throw notFoundPath();
+    }
+    if (segments[0] === 'apis' && segments.length === 2) {
+      const doc = apiGroupDocument(segments[1] ?? '');
+      if (doc) return send(res, 200, doc);
+      throw notFoundPath();
+    }
+    if (
+      (segments[0] === 'api' && segments.length === 2) ||
+      (segments[0] === 'apis' && segments.length === 3)
+    ) {
+      const doc =
+        segments[0] === 'api'
+          ? apiResourceList('', segments[1] ?? '')
+          : apiResourceList(segments[1] ?? '', segments[2] ?? '');
+      if (doc) return send(res, 200, doc);
+      throw notFoundPath();
+    }
+
+    const r = route(segments);
+    if (!r || r === 'unknown') throw notFoundPath();
+    const { info, namespace, name, subresource } = r;
+    if (subresource && !(info.subresources as readonly string[]).includes(subresource))
+      throw notFoundPath();
+    if (info.namespaced && segments.includes('namespaces') && !namespace) throw notFoundPath();
+    const query = url.searchParams;
+
+    if (!name) {
+      // The collection: list, watch, create, deletecollection.
+      if (method === 'GET') {
+        const watch = boolParam(query, 'watch');
+        const lo = listOptions(query);
+        if (watch) return serveWatch(req, res, info, namespace, lo, accept, query);
+        const list = registry.list(info, namespace, lo);
+        if (wantsTable(accept)) {
+          const includeObject = parseIncludeObject(query.get('includeObject'));
+          return send(
+            res,
+            200,
+            toTable(info.resource, info.group, list.items, {
+              now: registry.clock.now(),
+              includeObject,
+              resourceVersion: list.metadata.resourceVersion ?? '',
+              ...(list.metadata.continue ? { continue: list.metadata.continue } : {}),
+              ...(list.metadata.remainingItemCount !== undefined
+                ? { remainingItemCount: list.metadata.remainingItemCount }
+                : {}),
+            }),
+          );
+        }
+        return send(res, 200, list);
+      }
+      if (method === 'POST') {
+        const body = decodeObjectBody(req, await readBody(req), info);
+        const created = registry.create(info, namespace, body, writeOptions(query));
+        return send(res, 201, created);
+      }
+      if (method === 'DELETE') {
+        if (!info.verbs.includes('deletecollection'))
+          throw verbNotAllowed('deletecollection', info);
+        const buf = await readBody(req);
+        const body = buf.length > 0 ? parseJson(buf, 'DeleteOptions') : undefined;
+        return send(
+          res,
+          200,
+          registry.deleteCollection(
+            info,
+            namespace,
+            listOptions(query),
+            deleteOptions(query, body),
+          ),
+        );
+      }
+      throw verbNotAllowed(method.toLowerCase(), info);
+    }
+
+    if (subresource === 'scale') {
+      if (method === 'GET') return send(res, 200, registry.getScale(info, namespace, name));
+      const buf = await readBody(req);
+      if (method === 'PUT')
+        return send(
+          res,
+          200,
+          registry.updateScale(
+            info,
+            namespace,
+            name,
+            decodeObjectBody(req, buf, { ...info, kind: 'Scale' }),
+            writeOptions(query),
+          ),
+        );
+      if (method === 'PATCH')
+        return send(
+          res,
+          200,
+          registry.patchScale(
+            info,
+            namespace,
+            name,
+            decodePatch(req, buf, query),
+            writeOptions(query),
+          ),
+        );
+      throw verbNotAllowed(method.toLowerCase(), info);
+    }
+    if (subresource === 'finalize') {
+      if (method !== 'PUT') throw verbNotAllowed(method.toLowerCase(), info);
+      return send(
+        res,
+        200,
+        registry.finalizeNamespace(name, decodeObjectBody(req, await readBody(req), info)),
+      );
+    }
+
+    const status = subresource === 'status' ? { subresource: 'status' as const } : {};
+    switch (method) {
+      case 'GET': {
+        const obj = registry.get(info, namespace, name);
+        if (wantsTable(accept)) {
+          const includeObject = parseIncludeObject(query.get('includeObject'));
+          return send(
+            res,
+            200,
+            toTable(info.resource, info.group, [obj], {
+              now: registry.clock.now(),
+              includeObject,
+              resourceVersion: obj.metadata?.resourceVersion ?? '',
+            }),
+          );
+        }
+        return send(res, 200, obj);
+      }
+      case 'PUT': {
+        const body = decodeObjectBody(req, await readBody(req), info);
+        const out = registry.update(info, namespace, name, body, {
+          ...writeOptions(query),
+          ...status,
+        });
+        return send(res, out.created ? 201 : 200, out.object);
+      }
+      case 'PATCH': {
+        const patch = decodePatch(req, await readBody(req), query);
+        const out = registry.patch(info, namespace, name, patch, {
+          ...writeOptions(query),
+          ...status,
+        });
+        return send(res, out.created ? 201 : 200, out.object);
+      }
+      case 'DELETE': {
+        if (subresource) throw verbNotAllowed('delete', info);
+        const buf = await readBody(req);
+        const body = buf.length > 0 ? parseJson(buf, 'DeleteOptions') : undefined;
+        return send(res, 200, registry.delete(info, namespace, name, deleteOptions(query, body)));
+      }
+      default:
+        throw verbNotAllowed(method.toLowerCase(), info);
+    }
+  }
+
+  async function serveWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceInfo,
+    namespace: string,
+    lo: ListOptions,
+    accept: string | undefined,
+    query: URLSearchParams,
+  ): Promise<void> {
+    const table = wantsTable(accept);
+    const includeObject = table ? parseIncludeObject(query.get('includeObject')) : undefined;
+    const watch = registry.watch(info, namespace, lo);
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+      'Cache-Control': 'no-cache, private',
+    });
+    // Headers go out at once: clients wait for them before they can stop a watch.
+    res.flushHeaders();
+    // In Node, the request's 'close' fires once its body is read; the response's marks the client leaving.
+    res.on('close', () => watch.stop());
+    req.resume();
+    for await (const event of watch) {
+      if (res.destroyed) break;
+      let out: WatchEvent<unknown> = event;
+      if (
+        table &&
+        (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')
+      ) {
+        out = {
+          type: event.type,
+          object: toTable(info.resource, info.group, [event.object], {
+            now: registry.clock.now(),
+            ...(includeObject ? { includeObject } : {}),
+            resourceVersion: event.object.metadata?.resourceVersion ?? '',
+          }),
+        };
+      }
+      res.write(`${JSON.stringify(out)}\n`);
+    }
+    res.end();
+  }
+}

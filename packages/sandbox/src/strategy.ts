@@ -1,0 +1,256 @@
+// What differs between kinds when the registry creates, updates and deletes
+// them: kube-apiserver's REST strategies (pkg/registry/<group>/<kind>/strategy.go,
+// PrepareForCreate, PrepareForUpdate, Validate, AllowCreateOnUpdate,
+// AllowUnconditionalUpdate, GetAttrs/ToSelectableFields) and storage options
+// (ReturnDeletedObject, graceful deletion for pods).
+import { defaultDeployment, defaultPod, defaultReplicaSet } from './defaults.js';
+import { plain } from './field-errors.js';
+import type { FieldError } from './field-errors.js';
+import {
+  validateDeployment,
+  validateLease,
+  validateObjectMeta,
+  validatePod,
+  validateReplicaSet,
+  validateSelectorImmutable,
+} from './validation.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Per-kind rules the generic registry consults. */
+export interface Strategy {
+  /** Names must be DNS-1123 labels (namespaces) rather than subdomains. */
+  readonly nameIsLabel: boolean;
+  /** The kind has `metadata.generation`, set to 1 on create. */
+  readonly hasGeneration: boolean;
+  /** Annotation changes bump generation too (Deployments). */
+  readonly generationOnAnnotations: boolean;
+  /** Writes to the main resource keep the stored status; `/status` writes keep the stored spec. */
+  readonly statusSubresource: boolean;
+  /** `/status` writes also keep the stored labels (Deployments). */
+  readonly statusKeepsLabels: boolean;
+  /** A PUT of a missing object creates it (Leases). */
+  readonly allowCreateOnUpdate: boolean;
+  /** A PUT without `metadata.resourceVersion` is accepted (last write wins). */
+  readonly allowUnconditionalUpdate: boolean;
+  /** An immediate delete answers with the deleted object rather than a Status (Pods). */
+  readonly returnDeletedObject: boolean;
+  /** Fields that must be MicroTime (six fractional digits), as paths. */
+  readonly microTimeFields: readonly (readonly string[])[];
+  /** Defaults and status reset on create. */
+  prepareForCreate(o: Obj): void;
+  /** Defaults on update (the same defaulting runs on every write). */
+  prepareForUpdate(o: Obj): void;
+  /** Validation of the whole object, after defaulting. */
+  validate(o: Obj): FieldError[];
+  /** Extra validation of an update. */
+  validateUpdate(next: Obj, old: Obj): FieldError[];
+  /** The fields a field selector may use besides `metadata.name` and `metadata.namespace`. */
+  selectableFields(o: Obj): Record<string, string>;
+  /** The default grace period of a delete, in seconds; undefined for kinds deleted at once. */
+  gracePeriod(o: Obj): number | undefined;
+}
+
+const base: Strategy = {
+  nameIsLabel: false,
+  hasGeneration: false,
+  generationOnAnnotations: false,
+  statusSubresource: false,
+  statusKeepsLabels: false,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  returnDeletedObject: false,
+  microTimeFields: [],
+  prepareForCreate: () => undefined,
+  prepareForUpdate: () => undefined,
+  validate: () => [],
+  validateUpdate: () => [],
+  selectableFields: () => ({}),
+  gracePeriod: () => undefined,
+};
+
+function podQOSClass(pod: Obj): string {
+  // pkg/apis/core/v1/helper/qos/qos.go, GetPodQOS (requests and limits of cpu and memory).
+  const containers = [
+    ...(Array.isArray(obj(pod.spec).containers) ? (obj(pod.spec).containers as unknown[]) : []),
+    ...(Array.isArray(obj(pod.spec).initContainers)
+      ? (obj(pod.spec).initContainers as unknown[])
+      : []),
+  ].map(obj);
+  let any = false;
+  let guaranteed = containers.length > 0;
+  for (const c of containers) {
+    const res = obj(c.resources);
+    const requests = obj(res.requests);
+    const limits = obj(res.limits);
+    for (const r of ['cpu', 'memory']) {
+      if (requests[r] !== undefined || limits[r] !== undefined) any = true;
+      if (limits[r] === undefined) guaranteed = false;
+      else if (requests[r] !== undefined && plain(requests[r]) !== plain(limits[r])) {
+        guaranteed = false;
+      }
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+const namespaces: Strategy = {
+  ...base,
+  nameIsLabel: true,
+  statusSubresource: true,
+  prepareForCreate(o) {
+    const meta = obj(o.metadata);
+    meta.labels = { ...obj(meta.labels), 'kubernetes.io/metadata.name': str(meta.name) };
+    o.metadata = meta;
+    const spec = obj(o.spec);
+    if (!Array.isArray(spec.finalizers)) spec.finalizers = ['kubernetes'];
+    o.spec = spec;
+    o.status = { phase: 'Active' };
+  },
+  prepareForUpdate(o) {
+    const meta = obj(o.metadata);
+    meta.labels = { ...obj(meta.labels), 'kubernetes.io/metadata.name': str(meta.name) };
+    o.metadata = meta;
+  },
+  selectableFields: (o) => ({ 'status.phase': str(obj(o.status).phase) }),
+};
+
+const pods: Strategy = {
+  ...base,
+  statusSubresource: true,
+  returnDeletedObject: true,
+  prepareForCreate(o) {
+    defaultPod(o);
+    o.status = { phase: 'Pending', qosClass: podQOSClass(o) };
+  },
+  prepareForUpdate: (o) => defaultPod(o),
+  validate: validatePod,
+  selectableFields(o) {
+    const spec = obj(o.spec);
+    const status = obj(o.status);
+    return {
+      'spec.nodeName': str(spec.nodeName),
+      'spec.restartPolicy': str(spec.restartPolicy),
+      'spec.schedulerName': str(spec.schedulerName),
+      'spec.serviceAccountName': str(spec.serviceAccountName),
+      'spec.hostNetwork': String(spec.hostNetwork === true),
+      'status.phase': str(status.phase),
+      'status.podIP': str(status.podIP),
+      'status.nominatedNodeName': str(status.nominatedNodeName),
+    };
+  },
+  gracePeriod(o) {
+    // pkg/registry/core/pod/strategy.go, CheckGracefulDelete: unscheduled and
+    // finished pods go at once.
+    const spec = obj(o.spec);
+    const phase = str(obj(o.status).phase);
+    if (!str(spec.nodeName) || phase === 'Succeeded' || phase === 'Failed') return 0;
+    const grace = spec.terminationGracePeriodSeconds;
+    return typeof grace === 'number' ? grace : 30;
+  },
+};
+
+const deployments: Strategy = {
+  ...base,
+  hasGeneration: true,
+  generationOnAnnotations: true,
+  statusSubresource: true,
+  statusKeepsLabels: true,
+  prepareForCreate(o) {
+    defaultDeployment(o);
+    o.status = {};
+  },
+  prepareForUpdate: (o) => defaultDeployment(o),
+  validate: validateDeployment,
+  validateUpdate: validateSelectorImmutable,
+};
+
+const replicasets: Strategy = {
+  ...base,
+  hasGeneration: true,
+  statusSubresource: true,
+  prepareForCreate(o) {
+    defaultReplicaSet(o);
+    o.status = { replicas: 0 };
+  },
+  prepareForUpdate: (o) => defaultReplicaSet(o),
+  validate: validateReplicaSet,
+  validateUpdate: validateSelectorImmutable,
+  selectableFields: (o) => ({ 'status.replicas': plain(obj(o.status).replicas ?? 0) }),
+};
+
+const leases: Strategy = {
+  ...base,
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: false,
+  microTimeFields: [
+    ['spec', 'acquireTime'],
+    ['spec', 'renewTime'],
+  ],
+  validate: validateLease,
+};
+
+const coreEvents: Strategy = {
+  ...base,
+  microTimeFields: [['eventTime'], ['series', 'lastObservedTime']],
+  selectableFields(o) {
+    const io = obj(o.involvedObject);
+    const source = obj(o.source);
+    return {
+      'involvedObject.kind': str(io.kind),
+      'involvedObject.namespace': str(io.namespace),
+      'involvedObject.name': str(io.name),
+      'involvedObject.uid': str(io.uid),
+      'involvedObject.apiVersion': str(io.apiVersion),
+      'involvedObject.resourceVersion': str(io.resourceVersion),
+      'involvedObject.fieldPath': str(io.fieldPath),
+      reason: str(o.reason),
+      reportingComponent: str(o.reportingComponent),
+      source: str(source.component),
+      type: str(o.type),
+    };
+  },
+};
+
+const nodes: Strategy = {
+  ...base,
+  statusSubresource: true,
+  selectableFields: (o) => ({ 'spec.unschedulable': String(obj(o.spec).unschedulable === true) }),
+};
+
+const secrets: Strategy = {
+  ...base,
+  prepareForCreate(o) {
+    if (typeof o.type !== 'string' || o.type === '') o.type = 'Opaque';
+  },
+  prepareForUpdate(o) {
+    if (typeof o.type !== 'string' || o.type === '') o.type = 'Opaque';
+  },
+  selectableFields: (o) => ({ type: str(o.type) }),
+};
+
+const strategies: Record<string, Strategy> = {
+  namespaces,
+  pods,
+  configmaps: base,
+  secrets,
+  events: coreEvents,
+  nodes,
+  'deployments.apps': deployments,
+  'replicasets.apps': replicasets,
+  'leases.coordination.k8s.io': leases,
+};
+
+/** The strategy of a storage (see `ResourceInfo.storage`). */
+export function strategyFor(storage: string): Strategy {
+  return strategies[storage] ?? base;
+}
+
+/** Metadata validation plus the kind's own. */
+export function validateObject(strategy: Strategy, o: Obj): FieldError[] {
+  return [...validateObjectMeta(obj(o.metadata), strategy.nameIsLabel), ...strategy.validate(o)];
+}

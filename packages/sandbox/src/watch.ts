@@ -1,0 +1,178 @@
+// One watch on the sandbox: the events a watcher sees, as kube-apiserver's
+// watch cache produces them (staging/src/k8s.io/apiserver/pkg/storage/cacher,
+// cacheWatcher.convertToWatchEvent for selector transitions, the initial
+// events of a watch from resourceVersion 0, bookmarks, the 410 for a compacted
+// resourceVersion). It is a queue the HTTP handler or the in-process client
+// drains; it never blocks the writer.
+import { StatusError, initialEventsEndAnnotation } from '@kcm-ts/apimachinery';
+import type { Clock, KubeObject, Timer, WatchEvent } from '@kcm-ts/apimachinery';
+import type { Storage, StoredEvent } from './storage.js';
+
+/**
+ * How a watch decides which objects it sees and how they look.
+ *
+ * @category Registry
+ */
+export interface WatchFilter {
+  /** The storage watched. */
+  storage: string;
+  /** True when the watcher should see this object (namespace and selectors). */
+  matches(obj: KubeObject): boolean;
+  /** The object as the watcher's resource presents it (a copy). */
+  present(obj: KubeObject): KubeObject;
+  /** An empty object of the watched kind, for bookmarks. */
+  bookmarkObject(rv: string, annotations?: Record<string, string>): KubeObject;
+}
+
+/**
+ * When and how a watch starts and ends.
+ *
+ * @category Registry
+ */
+export interface WatchStart {
+  /** `undefined` or `'0'`: start with `ADDED` events for every current object. */
+  resourceVersion?: string;
+  /** Send `BOOKMARK` events every `bookmarkInterval`. */
+  allowWatchBookmarks?: boolean;
+  /** Start with the current objects, then a bookmark marking their end. */
+  sendInitialEvents?: boolean;
+  /** Seconds until the server ends the watch. */
+  timeoutSeconds: number;
+  /** Milliseconds between bookmarks. */
+  bookmarkInterval: number;
+}
+
+/**
+ * A running watch: an async iterable of events that ends when the watch times
+ * out, after an `ERROR` event, or when {@link Watch.stop} is called.
+ */
+export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
+  private readonly queue: WatchEvent<KubeObject>[] = [];
+  private wake: (() => void) | undefined;
+  private ended = false;
+  private unsubscribe: (() => void) | undefined;
+  private timer: Timer | undefined;
+  private bookmarks: Timer | undefined;
+  private lastRV: number;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly filter: WatchFilter,
+    start: WatchStart,
+  ) {
+    this.lastRV = storage.currentRevision();
+    const rv = start.resourceVersion;
+    const fromState =
+      rv === undefined || rv === '' || rv === '0' || start.sendInitialEvents === true;
+    if (fromState) {
+      // The initial state and the subscription are taken in the same tick, so
+      // no change falls between them.
+      for (const obj of storage.list(filter.storage)) {
+        if (filter.matches(obj)) this.push({ type: 'ADDED', object: filter.present(obj) });
+      }
+      if (start.sendInitialEvents && start.allowWatchBookmarks) {
+        this.push({
+          type: 'BOOKMARK',
+          object: filter.bookmarkObject(String(this.lastRV), {
+            [initialEventsEndAnnotation]: 'true',
+          }),
+        });
+      }
+    } else {
+      const from = Number(rv);
+      let replay: StoredEvent[];
+      try {
+        replay = storage.changesSince(from);
+      } catch (err) {
+        this.fail(err);
+        return;
+      }
+      for (const event of replay) this.onChange(event);
+    }
+    this.unsubscribe = storage.subscribe((event) => this.onChange(event));
+    this.timer = clock.afterFunc(start.timeoutSeconds * 1000, () => this.stop());
+    if (start.allowWatchBookmarks) {
+      const tick = (): void => {
+        if (this.ended) return;
+        this.push({ type: 'BOOKMARK', object: filter.bookmarkObject(String(this.lastRV)) });
+        this.bookmarks = clock.afterFunc(start.bookmarkInterval, tick);
+      };
+      this.bookmarks = clock.afterFunc(start.bookmarkInterval, tick);
+    }
+  }
+
+  private onChange(event: StoredEvent): void {
+    if (event.storage !== this.filter.storage || this.ended) return;
+    this.lastRV = event.rv;
+    const cur = event.type !== 'DELETED' && this.filter.matches(event.object);
+    const old = event.prev !== undefined && this.filter.matches(event.prev);
+    if (event.type === 'DELETED') {
+      if (old) this.push({ type: 'DELETED', object: this.filter.present(event.object) });
+      return;
+    }
+    if (cur && old) this.push({ type: 'MODIFIED', object: this.filter.present(event.object) });
+    else if (cur) this.push({ type: 'ADDED', object: this.filter.present(event.object) });
+    else if (old && event.prev) {
+      // The object left the selection: the watcher sees it deleted, at this revision.
+      const gone = this.filter.present(event.prev);
+      gone.metadata = { ...gone.metadata, resourceVersion: String(event.rv) };
+      this.push({ type: 'DELETED', object: gone });
+    }
+  }
+
+  private push(event: WatchEvent<KubeObject>): void {
+    this.queue.push(event);
+    this.wake?.();
+  }
+
+  private fail(err: unknown): void {
+    const status =
+      err instanceof StatusError
+        ? err.toStatus()
+        : {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: String(err),
+            reason: 'InternalError',
+            code: 500,
+          };
+    this.push({ type: 'ERROR', object: status });
+    this.stop();
+  }
+
+  /** Ends the watch: queued events are still delivered, then iteration ends. */
+  stop(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.unsubscribe?.();
+    this.timer?.stop();
+    this.bookmarks?.stop();
+    this.wake?.();
+  }
+
+  /** True once the watch has ended (its queue may still hold events). */
+  get stopped(): boolean {
+    return this.ended;
+  }
+
+  /** The events, in order; ends when the watch does. */
+  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<KubeObject>> {
+    try {
+      for (;;) {
+        const next = this.queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        if (this.ended) return;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+      }
+    } finally {
+      this.stop();
+    }
+  }
+}

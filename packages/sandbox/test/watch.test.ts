@@ -1,0 +1,171 @@
+import { initialEventsEndAnnotation } from '@kcm-ts/apimachinery';
+import { describe, expect, it } from 'vitest';
+import { configMap, drain, newRegistry, summary } from './helpers.js';
+
+describe('watch', () => {
+  it('starts with ADDED for every matching object when no resourceVersion is given, then streams changes', async () => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    registry.create(cms, 'default', configMap('a'));
+    registry.create(cms, 'default', configMap('b'));
+    const watch = registry.watch(cms, 'default', {});
+    registry.update(cms, 'default', 'a', configMap('a', { k: 'v' }));
+    registry.delete(cms, 'default', 'b');
+    const events = await drain(watch, 4);
+    const rv = registry.storage.currentRevision();
+    expect(summary(events)).toEqual([
+      `ADDED a@${rv - 3}`,
+      `ADDED b@${rv - 2}`,
+      `MODIFIED a@${rv - 1}`,
+      `DELETED b@${rv}`,
+    ]);
+    watch.stop();
+  });
+
+  it('replays from a list resourceVersion and reports 410 Expired once the history is compacted', async () => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    const rv = registry.list(cms, 'default').metadata.resourceVersion ?? '';
+    registry.create(cms, 'default', configMap('a'));
+    registry.create(cms, 'default', configMap('b'));
+    const replay = registry.watch(cms, 'default', { resourceVersion: rv });
+    expect(summary(await drain(replay, 2)).map((s) => s.split('@')[0])).toEqual([
+      'ADDED a',
+      'ADDED b',
+    ]);
+    replay.stop();
+
+    registry.storage.compact();
+    const expired = registry.watch(cms, 'default', { resourceVersion: rv });
+    const events = await drain(expired, 5);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: 'ERROR',
+      object: {
+        kind: 'Status',
+        code: 410,
+        reason: 'Expired',
+        message: `too old resource version: ${rv} (${registry.storage.currentRevision()})`,
+      },
+    });
+  });
+
+  it('compacts on its own once the history window is full', async () => {
+    const { registry } = newRegistry({ historyWindow: 3 });
+    const cms = registry.resource('', 'configmaps');
+    const rv = registry.storage.currentRevision();
+    for (const name of ['a', 'b', 'c', 'd']) registry.create(cms, 'default', configMap(name));
+    const events = await drain(registry.watch(cms, 'default', { resourceVersion: String(rv) }), 1);
+    expect(events[0]?.type).toBe('ERROR');
+    const recent = registry.watch(cms, 'default', { resourceVersion: String(rv + 1) });
+    expect(summary(await drain(recent, 3)).map((s) => s.split('@')[0])).toEqual([
+      'ADDED b',
+      'ADDED c',
+      'ADDED d',
+    ]);
+    recent.stop();
+  });
+
+  it('turns objects entering or leaving a selector into ADDED and DELETED', async () => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    registry.create(cms, 'default', configMap('a', {}, { tier: 'db' }));
+    const watch = registry.watch(cms, 'default', {
+      labelSelector: 'tier=web',
+      resourceVersion: String(registry.storage.currentRevision()),
+    });
+    const a = registry.update(cms, 'default', 'a', configMap('a', {}, { tier: 'web' })).object;
+    registry.update(cms, 'default', 'a', configMap('a', { k: 'v' }, { tier: 'web' }));
+    registry.update(cms, 'default', 'a', configMap('a', { k: 'v' }, { tier: 'db' }));
+    registry.create(cms, 'default', configMap('ignored', {}, { tier: 'db' }));
+    registry.delete(cms, 'default', 'ignored');
+    const rv = registry.storage.currentRevision();
+    const events = await drain(watch, 3);
+    expect(summary(events)).toEqual([
+      `ADDED a@${a.metadata?.resourceVersion}`,
+      `MODIFIED a@${rv - 3}`,
+      `DELETED a@${rv - 2}`,
+    ]);
+    const gone = events[2];
+    expect(gone?.type === 'DELETED' && gone.object.metadata?.labels).toEqual({ tier: 'web' });
+    watch.stop();
+  });
+
+  it('sends bookmarks on the clock when asked, and ends at timeoutSeconds', async () => {
+    const { registry, clock } = newRegistry({ bookmarkInterval: 1000 });
+    const cms = registry.resource('', 'configmaps');
+    const watch = registry.watch(cms, 'default', {
+      allowWatchBookmarks: true,
+      timeoutSeconds: 5,
+      resourceVersion: String(registry.storage.currentRevision()),
+    });
+    registry.create(cms, 'kube-system', configMap('elsewhere'));
+    clock.step(1000);
+    const [bookmark] = await drain(watch, 1);
+    expect(bookmark).toEqual({
+      type: 'BOOKMARK',
+      object: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { resourceVersion: String(registry.storage.currentRevision()) },
+      },
+    });
+    clock.step(4000);
+    const rest = await drain(watch, 10);
+    // Bookmarks at 2 s, 3 s and 4 s; at 5 s the timeout ends the watch.
+    expect(rest.map((e) => e.type)).toEqual(['BOOKMARK', 'BOOKMARK', 'BOOKMARK']);
+    expect(watch.stopped).toBe(true);
+    expect(clock.hasWaiters()).toBe(false);
+  });
+
+  it('ends at once for a negative timeoutSeconds, and picks 30 to 60 minutes for none or 0', async () => {
+    const { registry, clock } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    const from = String(registry.storage.currentRevision());
+    const negative = registry.watch(cms, 'default', { timeoutSeconds: -5, resourceVersion: from });
+    clock.step(0);
+    expect(await drain(negative, 1)).toEqual([]);
+    expect(negative.stopped).toBe(true);
+    for (const timeoutSeconds of [undefined, 0]) {
+      const watch = registry.watch(cms, 'default', {
+        resourceVersion: from,
+        ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+      });
+      clock.step(1800 * 1000 - 1);
+      expect(watch.stopped).toBe(false);
+      clock.step(1800 * 1000 + 1);
+      expect(watch.stopped).toBe(true);
+    }
+  });
+
+  it('streams the initial state, then a bookmark marking its end, with sendInitialEvents', async () => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    registry.create(cms, 'default', configMap('a'));
+    const watch = registry.watch(cms, 'default', {
+      sendInitialEvents: true,
+      allowWatchBookmarks: true,
+      resourceVersionMatch: 'NotOlderThan',
+    });
+    const events = await drain(watch, 2);
+    expect(events[0]?.type).toBe('ADDED');
+    expect(events[1]).toMatchObject({
+      type: 'BOOKMARK',
+      object: { metadata: { annotations: { [initialEventsEndAnnotation]: 'true' } } },
+    });
+    watch.stop();
+    expect(() => registry.watch(cms, 'default', { sendInitialEvents: true })).toThrow(
+      /resourceVersionMatch/,
+    );
+  });
+
+  it('ends iteration when stopped, leaving no timers behind', async () => {
+    const { registry, clock } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    const watch = registry.watch(cms, 'default', { allowWatchBookmarks: true });
+    const pending = drain(watch, 1);
+    watch.stop();
+    expect(await pending).toEqual([]);
+    expect(clock.hasWaiters()).toBe(false);
+  });
+});
