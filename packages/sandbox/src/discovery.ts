@@ -35,11 +35,14 @@ function subresourceKind(
   sub: string,
 ): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+  if (sub === 'binding') return { group: '', version: '', kind: 'Binding' };
   return { group: '', version: '', kind: info.kind };
 }
 
 function subresourceVerbs(sub: string): string[] {
-  return sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'];
+  if (sub === 'finalize') return ['update'];
+  if (sub === 'binding') return ['create'];
+  return ['get', 'patch', 'update'];
 }
 
 function aggregatedResource(info: ResourceInfo): Record<string, unknown> {

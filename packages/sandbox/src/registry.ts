@@ -1056,6 +1056,81 @@ export class Registry {
   }
 
   /** PUT /api/v1/namespaces/{name}/finalize: sets `spec.finalizers`; the namespace goes once they are empty. */
+  // ---- binding --------------------------------------------------------------
+
+  /**
+   * Binds a pod to a node, as a scheduler does through `pods/binding`
+   * (pkg/registry/core/pod/storage/storage.go: `BindingREST.Create`,
+   * `setPodHostAndAnnotations`): sets `spec.nodeName`, copies the Binding's
+   * annotations onto the pod and marks the `PodScheduled` condition true.
+   * 409 Conflict when the pod is already bound or is being deleted.
+   */
+  bindPod(namespace: string, name: string, body: unknown): Status {
+    const info = this.resource('', 'pods');
+    if (!isObj(body)) throw newBadRequest('the body of a binding must be a Binding object');
+    if (body.kind !== undefined && body.kind !== 'Binding') {
+      throw newBadRequest(`${plain(body.kind)} is not a Binding`);
+    }
+    const meta = obj(body.metadata);
+    if (meta.name !== name) {
+      throw newBadRequest('name in URL does not match name in Binding object');
+    }
+    const target = obj(body.target);
+    const errs: FieldError[] = [];
+    if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
+      errs.push({
+        type: 'FieldValueNotSupported',
+        field: 'target.kind',
+        value: target.kind,
+        detail: 'supported values: "Node", "<empty>"',
+      });
+    }
+    if (typeof target.name !== 'string' || target.name === '') {
+      errs.push({ type: 'FieldValueRequired', field: 'target.name' });
+    }
+    if (errs.length > 0) throw newInvalid({ group: '', kind: 'Binding' }, name, toCauses(errs));
+
+    const key = storageKey(namespace, name);
+    const existing = this.storage.get('pods', key);
+    if (!existing) throw this.notFound(info, name);
+    const pod = structuredClone(existing) as unknown as Obj;
+    const podMeta = obj(pod.metadata);
+    const spec = obj(pod.spec);
+    const resource = { group: '', resource: 'pods/binding' };
+    if (podMeta.deletionTimestamp !== undefined) {
+      throw newConflict(
+        resource,
+        name,
+        `pod ${name} is being deleted, cannot be assigned to a host`,
+      );
+    }
+    if (typeof spec.nodeName === 'string' && spec.nodeName !== '') {
+      throw newConflict(
+        resource,
+        name,
+        `pod ${name} is already assigned to node "${spec.nodeName}"`,
+      );
+    }
+    pod.spec = { ...spec, nodeName: target.name };
+    const annotations = obj(meta.annotations);
+    if (Object.keys(annotations).length > 0) {
+      pod.metadata = { ...podMeta, annotations: { ...obj(podMeta.annotations), ...annotations } };
+    }
+    const status = obj(pod.status);
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter(
+      (c) => obj(c).type !== 'PodScheduled',
+    );
+    conditions.push({
+      type: 'PodScheduled',
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: secondPrecision(this.clock.now()),
+    });
+    pod.status = { ...status, conditions };
+    this.storage.commit('pods', key, 'MODIFIED', pod);
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+  }
+
   finalizeNamespace(name: string, body: unknown): KubeObject {
     const info = this.resource('', 'namespaces');
     const existing = this.storage.get('namespaces', name);

@@ -15,7 +15,7 @@ export type Verb =
  *
  * @category Resources
  */
-export type Subresource = 'status' | 'scale' | 'finalize';
+export type Subresource = 'status' | 'scale' | 'finalize' | 'binding';
 
 /**
  * One resource the sandbox serves: what discovery says about it.
@@ -96,7 +96,11 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: ['status', 'finalize'],
   }),
-  info('v1', 'pods', 'Pod', { shortNames: ['po'], categories: ['all'], subresources: ['status'] }),
+  info('v1', 'pods', 'Pod', {
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status', 'binding'],
+  }),
   info('v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
   info('v1', 'secrets', 'Secret'),
   info('v1', 'events', 'Event', { shortNames: ['ev'] }),

@@ -526,6 +526,11 @@ export function apiHandler(
         );
       throw verbNotAllowed(method.toLowerCase(), info);
     }
+    if (subresource === 'binding') {
+      if (method !== 'POST') throw verbNotAllowed(method.toLowerCase(), info);
+      const body = decodeObjectBody(req, await readBody(req), { ...info, kind: 'Binding' });
+      return send(res, 201, registry.bindPod(namespace, name, body));
+    }
     if (subresource === 'finalize') {
       if (method !== 'PUT') throw verbNotAllowed(method.toLowerCase(), info);
       return send(

@@ -149,6 +149,32 @@ describe('@kubernetes/client-node against the sandbox', () => {
     expect(out.metadata?.deletionTimestamp).toBeInstanceOf(Date);
   });
 
+  it('binds a pod to a node through pods/binding, as a scheduler does', async () => {
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } },
+    });
+    await core.createNamespacedPodBinding({
+      name: 'p',
+      namespace: 'default',
+      body: { metadata: { name: 'p' }, target: { kind: 'Node', name: 'node-1' } },
+    });
+    const bound = await core.readNamespacedPod({ name: 'p', namespace: 'default' });
+    expect(bound.spec?.nodeName).toBe('node-1');
+    expect(bound.status?.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ['PodScheduled', 'True'],
+    ]);
+    const again = (await core
+      .createNamespacedPodBinding({
+        name: 'p',
+        namespace: 'default',
+        body: { metadata: { name: 'p' }, target: { kind: 'Node', name: 'node-2' } },
+      })
+      .catch((e: unknown) => e)) as k8s.ApiException<string>;
+    expect(again.code).toBe(409);
+  });
+
   it("feeds client-node's informer: list, then watch from the list's resourceVersion", async () => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
     await core.createNamespacedConfigMap({

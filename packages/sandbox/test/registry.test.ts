@@ -733,3 +733,77 @@ describe('patch', () => {
     ).toBe(400);
   });
 });
+
+describe('pods/binding', () => {
+  const pod = (name: string) => ({
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+  });
+  const binding = (name: string, node: string, extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name, ...extra },
+    target: { kind: 'Node', name: node },
+  });
+
+  it('sets nodeName, copies annotations and marks PodScheduled, once', () => {
+    const { registry } = newRegistry();
+    const pods = registry.resource('', 'pods');
+    registry.create(pods, 'default', pod('p'));
+    const rv = registry.storage.currentRevision();
+    const out = registry.bindPod(
+      'default',
+      'p',
+      binding('p', 'node-1', { annotations: { why: 'fits' } }),
+    );
+    expect(out).toMatchObject({ kind: 'Status', status: 'Success' });
+    const bound = registry.get(pods, 'default', 'p') as Any;
+    expect(bound.spec.nodeName).toBe('node-1');
+    expect(bound.metadata.annotations).toEqual({ why: 'fits' });
+    expect(bound.metadata.resourceVersion).toBe(String(rv + 1));
+    expect(bound.status.conditions).toEqual([
+      {
+        type: 'PodScheduled',
+        status: 'True',
+        lastProbeTime: null,
+        lastTransitionTime: '2026-01-02T03:04:05Z',
+      },
+    ]);
+    const again = caught(() => registry.bindPod('default', 'p', binding('p', 'node-2')));
+    expect(again).toMatchObject({
+      code: 409,
+      reason: 'Conflict',
+      message:
+        'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-1"',
+    });
+  });
+
+  it('refuses a mismatched name, a target that is not a Node, a missing pod and a terminating one', () => {
+    const { registry } = newRegistry();
+    const pods = registry.resource('', 'pods');
+    registry.create(pods, 'default', {
+      ...pod('p'),
+      metadata: { name: 'p', finalizers: ['example.com/hold'] },
+    });
+    expect(caught(() => registry.bindPod('default', 'p', binding('q', 'n')))).toMatchObject({
+      code: 400,
+      message: 'name in URL does not match name in Binding object',
+    });
+    const invalid = caught(() =>
+      registry.bindPod('default', 'p', { ...binding('p', ''), target: { kind: 'Pod', name: '' } }),
+    );
+    expect(invalid).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+      details: { kind: 'Binding', name: 'p' },
+    });
+    expect(invalid.details.causes.map((c: Any) => c.field)).toEqual(['target.kind', 'target.name']);
+    expect(caught(() => registry.bindPod('default', 'nope', binding('nope', 'n')))).toMatchObject({
+      code: 404,
+    });
+    registry.delete(pods, 'default', 'p', { gracePeriodSeconds: 0 });
+    expect(caught(() => registry.bindPod('default', 'p', binding('p', 'n'))).message).toBe(
+      'Operation cannot be fulfilled on pods/binding "p": pod p is being deleted, cannot be assigned to a host',
+    );
+  });
+});
