@@ -1055,7 +1055,6 @@ export class Registry {
     return this.updateScale(info, namespace, name, patched, opts);
   }
 
-  /** PUT /api/v1/namespaces/{name}/finalize: sets `spec.finalizers`; the namespace goes once they are empty. */
   // ---- binding --------------------------------------------------------------
 
   /**
@@ -1131,6 +1130,7 @@ export class Registry {
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
   }
 
+  /** PUT /api/v1/namespaces/{name}/finalize: sets `spec.finalizers`; the namespace goes once they are empty. */
   finalizeNamespace(name: string, body: unknown): KubeObject {
     const info = this.resource('', 'namespaces');
     const existing = this.storage.get('namespaces', name);
