@@ -11,7 +11,9 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 /**
  * Reads the object, changes it and writes it back, starting again from a
  * fresh read when someone else wrote in between: the loop client-go offers as
- * `retry.RetryOnConflict` (`client-go/util/retry/util.go`).
+ * `retry.RetryOnConflict` (`client-go/util/retry/util.go`), which also waits
+ * about 10ms between attempts (`retry.DefaultRetry`); here the next attempt
+ * starts at once.
  */
 export async function mutate<T extends KubeObject>(
   client: ResourceClient<T>,
