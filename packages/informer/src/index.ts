@@ -1,8 +1,9 @@
 /**
  * client-go's `tools/cache` in TypeScript: the local caches that informers
- * fill. This first slice holds the keyed {@link Store}, the {@link Indexer}
- * with its index functions, and the {@link DeltaFIFO} queue that a reflector
- * feeds and an informer drains. Key functions and the
+ * fill. It holds the keyed {@link Store}, the {@link Indexer} with its index
+ * functions, the {@link DeltaFIFO} queue that a reflector feeds and an
+ * informer drains, and the {@link Reflector} that lists and watches a resource
+ * (through a {@link ListWatch} and the {@link ListPager}) into a store. Key functions and the
  * `DeletedFinalStateUnknown` tombstone come from `@kcm-ts/apimachinery`.
  *
  * @packageDocumentation
@@ -25,3 +26,9 @@ export type {
   PopProcessFunc,
   PopResult,
 } from './delta-fifo.js';
+export { ListWatch } from './list-watch.js';
+export type { ListFunc, ListOptionsModifier, WatchFunc } from './list-watch.js';
+export { ListPager, defaultPageSize } from './pager.js';
+export type { ListPagerOptions, PagedList } from './pager.js';
+export { Reflector, VeryShortWatchError, defaultReflectorBackoff } from './reflector.js';
+export type { ReflectorBackoff, ReflectorOptions, ReflectorStore } from './reflector.js';

@@ -1,0 +1,42 @@
+/**
+ * client-go's `tools/leaderelection` in TypeScript: several replicas of a
+ * controller compete for a `coordination.k8s.io/v1` Lease, one leads, and the
+ * others take over when it stops renewing. Chapter 4 of the course walks
+ * through it.
+ *
+ * @packageDocumentation
+ */
+export {
+  leaderElectionRecordAnnotationKey,
+  leaderElectionRecordJSON,
+  leasesResourceLock,
+  newResourceLock,
+} from './resource-lock.js';
+export type {
+  EventObjectReference,
+  EventRecorder,
+  LeaderElectionRecord,
+  LockReadResult,
+  ResourceLock,
+  ResourceLockConfig,
+} from './resource-lock.js';
+export {
+  LeaseLock,
+  formatMicroTime,
+  leaderElectionRecordToLeaseSpec,
+  leaseSpecToLeaderElectionRecord,
+  parseMicroTime,
+} from './lease-lock.js';
+export type { LeaseLockOptions, LeaseSpecWithStrategy } from './lease-lock.js';
+export {
+  LeaderElector,
+  defaultLeaseDuration,
+  defaultRenewDeadline,
+  defaultRetryPeriod,
+  jitterFactor,
+  runOrDie,
+} from './leader-elector.js';
+export type { LeaderCallbacks, LeaderElectionConfig } from './leader-elector.js';
+export { HealthzAdaptor } from './healthz.js';
+export { leaderElectionMetrics, noopLeaderMetricsProvider, setProvider } from './metrics.js';
+export type { LeaderMetric, LeaderMetricDescriptor, LeaderMetricsProvider } from './metrics.js';
