@@ -27,7 +27,6 @@ export function layoutContainerCells(containers: readonly Container[] | undefine
   };
 }
 
-// Descriptions come from extensions/v1beta1, as kube-apiserver still cites them.
 const replicaSetColumns = [
   nameColumn,
   column('Desired', 'integer', 'Replicas requested in the spec.'),
