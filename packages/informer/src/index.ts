@@ -3,7 +3,11 @@
  * fill. It holds the keyed {@link Store}, the {@link Indexer} with its index
  * functions, the {@link DeltaFIFO} queue that a reflector feeds and an
  * informer drains, and the {@link Reflector} that lists and watches a resource
- * (through a {@link ListWatch} and the {@link ListPager}) into a store. Key functions and the
+ * (through a {@link ListWatch} and the {@link ListPager}) into a store. On
+ * these stands the {@link SharedIndexInformer}: one watch and one cache per
+ * resource, with any number of event handlers, each fed through its own
+ * buffer; the {@link SharedInformerFactory} hands out one per resource, and
+ * {@link Lister}s read their caches. Key functions and the
  * `DeletedFinalStateUnknown` tombstone come from `@kcm-ts/apimachinery`.
  *
  * @packageDocumentation
@@ -32,3 +36,28 @@ export { ListPager, defaultPageSize } from './pager.js';
 export type { ListPagerOptions, PagedList } from './pager.js';
 export { Reflector, VeryShortWatchError, defaultReflectorBackoff } from './reflector.js';
 export type { ReflectorBackoff, ReflectorOptions, ReflectorStore } from './reflector.js';
+export { Controller, newInformer, processDeltas } from './controller.js';
+export type { ControllerConfig, Informer, InformerOptions } from './controller.js';
+export { filteringResourceEventHandler } from './event-handler.js';
+export type { ResourceEventHandler } from './event-handler.js';
+export { SingleFileTracker } from './synctrack.js';
+export type { ResourceEventHandlerRegistration } from './shared-processor.js';
+export { SharedIndexInformer, minimumResyncPeriod } from './shared-index-informer.js';
+export type { HandlerOptions, SharedIndexInformerOptions } from './shared-index-informer.js';
+export { Lister, listAll, listAllByNamespace } from './listers.js';
+export type { NamespaceLister } from './listers.js';
+export { waitForCacheSync, waitForNamedCacheSync } from './wait-for-cache-sync.js';
+export type {
+  InformerSynced,
+  SyncLogger,
+  WaitForCacheSyncOptions,
+  WaitForNamedCacheSyncOptions,
+} from './wait-for-cache-sync.js';
+export { SharedInformerFactory, informerResources } from './shared-informer-factory.js';
+export type {
+  BuiltinInformerResource,
+  InformerResource,
+  ResourceClientSource,
+  ResourceInformer,
+  SharedInformerFactoryOptions,
+} from './shared-informer-factory.js';

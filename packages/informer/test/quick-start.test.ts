@@ -1,6 +1,21 @@
-import { metaNamespaceKeyFunc, type KubeObject } from '@kcm-ts/apimachinery';
+import {
+  metaNamespaceKeyFunc,
+  type KubeObject,
+  type ListerWatcher,
+  type ResourceClient,
+} from '@kcm-ts/apimachinery';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { metaNamespaceIndexFunc, namespaceIndex, newDeltaFIFO, newIndexer } from '../src/index.js';
+import {
+  SharedIndexInformer,
+  SharedInformerFactory,
+  metaNamespaceIndexFunc,
+  namespaceIndex,
+  newDeltaFIFO,
+  newIndexer,
+  type ResourceClientSource,
+} from '../src/index.js';
+import { FakeSource } from './fake-source.js';
 
 describe('quick start', () => {
   it('indexes objects by namespace', () => {
@@ -40,5 +55,53 @@ describe('quick start', () => {
     expect(deltas?.map((d) => d.type)).toEqual(['Replaced', 'Updated']);
     expect(store.getByKey('default/web')?.metadata?.labels).toEqual({ tier: 'front' });
     expect(fifo.hasSynced()).toBe(true);
+  });
+
+  it('shares one watch of pods among handlers', async () => {
+    const source = new FakeSource();
+    source.add('web-1', 'Running');
+    const pods = source as unknown as ListerWatcher<Pod>;
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const seen: string[] = [];
+
+    //#region shared-informer
+    const informer = new SharedIndexInformer<Pod>(pods, { objectDescription: 'pods' });
+    const registration = informer.addEventHandler({
+      onAdd: (pod) => seen.push(`added ${metaNamespaceKeyFunc(pod)}`),
+      onUpdate: (_old, pod) => seen.push(`updated ${metaNamespaceKeyFunc(pod)}`),
+      onDelete: (pod) => seen.push(`deleted ${metaNamespaceKeyFunc(pod)}`),
+    });
+    void informer.run(signal); // lists, then watches until the signal aborts
+    await registration.whenSynced(); // the handler has seen the whole first list
+    const cached = informer.getStore().listKeys(); // ['web-1']
+    //#endregion shared-informer
+
+    expect(cached).toEqual(['web-1']);
+    expect(seen).toEqual(['added web-1']);
+    controller.abort();
+  });
+
+  it('hands out shared informers and listers from a factory', async () => {
+    const source = new FakeSource();
+    source.add('web-1', 'Running');
+    const client: ResourceClientSource = {
+      resource: <T extends KubeObject>() => source as unknown as ResourceClient<T>,
+    };
+    const controller = new AbortController();
+    const signal = controller.signal;
+
+    //#region factory
+    const factory = new SharedInformerFactory(client, 0); // client: a @kcm-ts/client Client
+    const podLister = factory.pods().lister(); // creates the pod informer
+    factory.start(signal);
+    const synced = await factory.waitForCacheSync(signal); // Map { 'pods' => true }
+    const web = podLister.get('web-1'); // from the cache; NotFound if absent
+    //#endregion factory
+
+    expect([...synced]).toEqual([['pods', true]]);
+    expect(web.metadata?.name).toBe('web-1');
+    controller.abort();
+    await factory.shutdown();
   });
 });

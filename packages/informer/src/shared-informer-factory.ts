@@ -1,0 +1,352 @@
+// One shared informer per resource for a whole program: client-go
+// informers/factory.go (sharedInformerFactory) and the generated typed
+// informers (informers/core/v1/pod.go and friends).
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { ConfigMap, Event, Namespace, Node, Pod, Secret } from 'kubernetes-types/core/v1.js';
+import {
+  groupResourceString,
+  type Clock,
+  type GroupVersionResource,
+  type KubeObject,
+  type ListerWatcher,
+  type ResourceClient,
+} from '@kcm-ts/apimachinery';
+import { metaNamespaceIndexFunc, namespaceIndex } from './index-funcs.js';
+import { ListWatch, type ListOptionsModifier } from './list-watch.js';
+import { Lister } from './listers.js';
+import type { ReflectorBackoff } from './reflector.js';
+import { SharedIndexInformer } from './shared-index-informer.js';
+import type { TransformFunc } from './store.js';
+
+/**
+ * A resource an informer factory can watch: its group, version and plural
+ * name, its kind, whether it is namespaced, and the singular name listers
+ * use in NotFound messages.
+ *
+ * @category Informer factory
+ */
+export interface InformerResource extends GroupVersionResource {
+  /** The kind of its objects, such as `Pod`. */
+  kind: string;
+  /** True for a namespaced resource. */
+  namespaced: boolean;
+  /** The singular lowercase name, such as `pod`. */
+  singular: string;
+}
+
+/**
+ * The names of the built-in resources in {@link informerResources}.
+ *
+ * @category Informer factory
+ */
+export type BuiltinInformerResource =
+  | 'pods'
+  | 'configMaps'
+  | 'secrets'
+  | 'nodes'
+  | 'namespaces'
+  | 'events'
+  | 'replicaSets'
+  | 'deployments'
+  | 'leases';
+
+/**
+ * The built-in resources with typed accessors on {@link SharedInformerFactory}.
+ *
+ * @category Informer factory
+ */
+export const informerResources: Readonly<Record<BuiltinInformerResource, InformerResource>> = {
+  pods: {
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    singular: 'pod',
+  },
+  configMaps: {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    kind: 'ConfigMap',
+    namespaced: true,
+    singular: 'configmap',
+  },
+  secrets: {
+    group: '',
+    version: 'v1',
+    resource: 'secrets',
+    kind: 'Secret',
+    namespaced: true,
+    singular: 'secret',
+  },
+  nodes: {
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    singular: 'node',
+  },
+  namespaces: {
+    group: '',
+    version: 'v1',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    singular: 'namespace',
+  },
+  events: {
+    group: '',
+    version: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    namespaced: true,
+    singular: 'event',
+  },
+  replicaSets: {
+    group: 'apps',
+    version: 'v1',
+    resource: 'replicasets',
+    kind: 'ReplicaSet',
+    namespaced: true,
+    singular: 'replicaset',
+  },
+  deployments: {
+    group: 'apps',
+    version: 'v1',
+    resource: 'deployments',
+    kind: 'Deployment',
+    namespaced: true,
+    singular: 'deployment',
+  },
+  leases: {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    resource: 'leases',
+    kind: 'Lease',
+    namespaced: true,
+    singular: 'lease',
+  },
+};
+
+/**
+ * Where a factory gets its clients: anything with a `resource` method that
+ * returns a resource client, such as the `Client` of `@kcm-ts/client`.
+ *
+ * @category Informer factory
+ */
+export interface ResourceClientSource {
+  /** An unscoped client for `gvr`. */
+  resource<T extends KubeObject>(
+    gvr: GroupVersionResource,
+    opts: { namespaced: boolean; kind: string },
+  ): ResourceClient<T>;
+}
+
+/**
+ * Options for a {@link SharedInformerFactory}: Go's `SharedInformerOption`s.
+ *
+ * @category Informer factory
+ */
+export interface SharedInformerFactoryOptions {
+  /** Watch only this namespace. Default: all namespaces. */
+  namespace?: string;
+  /** Changes the options of every list and watch, such as adding a label selector. */
+  tweakListOptions?: ListOptionsModifier;
+  /**
+   * Resync periods by resource, overriding the factory default, keyed like
+   * `pods` or `deployments.apps` (plural name, then the group if any).
+   */
+  customResync?: Readonly<Record<string, number>>;
+  /** Set as every informer's transform. */
+  transform?: TransformFunc<unknown>;
+  /** The time source of every informer. Default the real clock. */
+  clock?: Clock;
+  /** Every reflector's backoff; see {@link ReflectorOptions.backoff}. */
+  backoff?: ReflectorBackoff;
+  /** Items per list page; see {@link ReflectorOptions.pageSize}. */
+  pageSize?: number;
+}
+
+/**
+ * The informer and lister of one resource, as the factory's typed accessors
+ * return them (Go's `PodInformer` and friends).
+ *
+ * @category Informer factory
+ */
+export interface ResourceInformer<T extends KubeObject> {
+  /** The shared informer, created on first use. */
+  informer(): SharedIndexInformer<T>;
+  /** A lister over the informer's cache. */
+  lister(): Lister<T>;
+}
+
+/**
+ * Hands out one {@link SharedIndexInformer} per resource, so every part of a
+ * program that watches pods shares one watch and one cache: Go's
+ * `SharedInformerFactory`. Ask for informers first, then
+ * {@link SharedInformerFactory.start}, then
+ * {@link SharedInformerFactory.waitForCacheSync}.
+ *
+ * @example
+ * {@includeCode ../test/quick-start.test.ts#factory}
+ *
+ * @category Informer factory
+ */
+export class SharedInformerFactory {
+  readonly #source: ResourceClientSource;
+  readonly #defaultResync: number;
+  readonly #options: SharedInformerFactoryOptions;
+  readonly #informers = new Map<string, SharedIndexInformer<KubeObject>>();
+  readonly #started = new Set<string>();
+  readonly #running = new Set<Promise<void>>();
+  #shuttingDown = false;
+
+  /**
+   * @param source - makes the clients the informers list and watch through
+   * @param defaultResync - the resync period of informers, in milliseconds; `0` for none
+   * @param options - see {@link SharedInformerFactoryOptions}
+   */
+  constructor(
+    source: ResourceClientSource,
+    defaultResync = 0,
+    options: SharedInformerFactoryOptions = {},
+  ) {
+    this.#source = source;
+    this.#defaultResync = defaultResync;
+    this.#options = options;
+  }
+
+  /**
+   * The shared informer of `resource`, created on the first call with the
+   * `namespace` index and the factory's options; later calls return the same
+   * one. Go's `InformerFor`.
+   */
+  informerFor<T extends KubeObject>(resource: InformerResource): SharedIndexInformer<T> {
+    const key = resourceKey(resource);
+    let informer = this.#informers.get(key);
+    if (informer === undefined) {
+      const o = this.#options;
+      let client: ListerWatcher<KubeObject> = this.#source.resource(resource, {
+        namespaced: resource.namespaced,
+        kind: resource.kind,
+      });
+      if (resource.namespaced && o.namespace) {
+        client = (client as ResourceClient).inNamespace(o.namespace);
+      }
+      const tweak = o.tweakListOptions;
+      const lw = tweak ? ListWatch.filtered(client, tweak) : client;
+      informer = new SharedIndexInformer<KubeObject>(lw, {
+        resyncPeriod: o.customResync?.[key] ?? this.#defaultResync,
+        indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+        objectDescription: key,
+        ...(o.transform && { transform: o.transform as TransformFunc<KubeObject> }),
+        ...(o.clock && { clock: o.clock }),
+        ...(o.backoff && { backoff: o.backoff }),
+        ...(o.pageSize !== undefined && { pageSize: o.pageSize }),
+      });
+      this.#informers.set(key, informer);
+    }
+    return informer as unknown as SharedIndexInformer<T>;
+  }
+
+  /** The informer and lister of any resource, such as a custom one. Go's `ForResource`. */
+  forResource<T extends KubeObject>(resource: InformerResource): ResourceInformer<T> {
+    return {
+      informer: () => this.informerFor<T>(resource),
+      lister: () =>
+        new Lister<T>(this.informerFor<T>(resource).getIndexer(), {
+          group: resource.group,
+          resource: resource.singular,
+        }),
+    };
+  }
+
+  /** core/v1 pods. */
+  pods(): ResourceInformer<Pod> {
+    return this.forResource<Pod>(informerResources.pods);
+  }
+  /** core/v1 configmaps. */
+  configMaps(): ResourceInformer<ConfigMap> {
+    return this.forResource<ConfigMap>(informerResources.configMaps);
+  }
+  /** core/v1 secrets. */
+  secrets(): ResourceInformer<Secret> {
+    return this.forResource<Secret>(informerResources.secrets);
+  }
+  /** core/v1 nodes. */
+  nodes(): ResourceInformer<Node> {
+    return this.forResource<Node>(informerResources.nodes);
+  }
+  /** core/v1 namespaces. */
+  namespaces(): ResourceInformer<Namespace> {
+    return this.forResource<Namespace>(informerResources.namespaces);
+  }
+  /** core/v1 events. */
+  events(): ResourceInformer<Event> {
+    return this.forResource<Event>(informerResources.events);
+  }
+  /** apps/v1 replicasets. */
+  replicaSets(): ResourceInformer<ReplicaSet> {
+    return this.forResource<ReplicaSet>(informerResources.replicaSets);
+  }
+  /** apps/v1 deployments. */
+  deployments(): ResourceInformer<Deployment> {
+    return this.forResource<Deployment>(informerResources.deployments);
+  }
+  /** coordination.k8s.io/v1 leases. */
+  leases(): ResourceInformer<Lease> {
+    return this.forResource<Lease>(informerResources.leases);
+  }
+
+  /**
+   * Runs every informer asked for so far that is not running yet, until
+   * `signal` aborts. Does not wait. Call it again after asking for more
+   * informers; after {@link SharedInformerFactory.shutdown} it does nothing.
+   */
+  start(signal: AbortSignal): void {
+    if (this.#shuttingDown) return;
+    for (const [key, informer] of this.#informers) {
+      if (this.#started.has(key)) continue;
+      this.#started.add(key);
+      const running = informer.run(signal);
+      this.#running.add(running);
+      void running.finally(() => this.#running.delete(running));
+    }
+  }
+
+  /**
+   * Waits until every started informer has synced or `signal` aborts, and
+   * reports each one's state, keyed like `pods` or `deployments.apps`.
+   */
+  async waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
+    const started = [...this.#informers].filter(([key]) => this.#started.has(key));
+    if (!signal.aborted) {
+      let onAbort = (): void => undefined;
+      const aborted = new Promise<void>((resolve) => {
+        onAbort = () => resolve();
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      await Promise.race([Promise.all(started.map(([, i]) => i.whenSynced())), aborted]);
+      signal.removeEventListener('abort', onAbort);
+    }
+    return new Map(started.map(([key, informer]) => [key, informer.hasSynced()]));
+  }
+
+  /**
+   * Stops starting informers and resolves once every informer started has
+   * returned. It does not stop them: abort the signal given to
+   * {@link SharedInformerFactory.start} first.
+   */
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    await Promise.all([...this.#running]);
+  }
+}
+
+/** `pods`, `deployments.apps`: the key of a resource in a factory. */
+function resourceKey(resource: GroupVersionResource): string {
+  return groupResourceString(resource);
+}

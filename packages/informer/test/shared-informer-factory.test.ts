@@ -1,0 +1,187 @@
+// The informer factory (client-go informers/factory.go), over fake clients.
+import {
+  FakeClock,
+  groupResourceString,
+  type GroupVersionResource,
+  type KubeObject,
+  type ListerWatcher,
+  type ResourceClient,
+} from '@kcm-ts/apimachinery';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  SharedInformerFactory,
+  informerResources,
+  namespaceIndex,
+  type ResourceClientSource,
+} from '../src/index.js';
+import { FakeSource } from './fake-source.js';
+import { flush } from './helpers.js';
+import { Recorder, until } from './informer-harness.js';
+
+/** One FakeSource per resource; records which clients were asked for. */
+class FakeClients implements ResourceClientSource {
+  readonly sources = new Map<string, FakeSource>();
+  readonly requests: string[] = [];
+
+  source(key: string): FakeSource {
+    let s = this.sources.get(key);
+    if (s === undefined) this.sources.set(key, (s = new FakeSource()));
+    return s;
+  }
+
+  resource<T extends KubeObject>(
+    gvr: GroupVersionResource,
+    opts: { namespaced: boolean; kind: string },
+  ): ResourceClient<T> {
+    const key = groupResourceString(gvr);
+    this.requests.push(`${key} ${opts.kind} namespaced=${String(opts.namespaced)}`);
+    const lw = this.source(key) as unknown as ListerWatcher<T>;
+    const client = (namespace: string | undefined): ResourceClient<T> =>
+      ({
+        namespace,
+        inNamespace: (ns: string) => {
+          this.requests.push(`${key} in ${ns}`);
+          return client(ns);
+        },
+        list: (o) => lw.list(o),
+        watch: (o) => lw.watch(o),
+      }) as Partial<ResourceClient<T>> as ResourceClient<T>;
+    return client(undefined);
+  }
+}
+
+const aborts: AbortController[] = [];
+afterEach(() => {
+  for (const a of aborts.splice(0)) a.abort();
+});
+function signal(): AbortSignal {
+  const a = new AbortController();
+  aborts.push(a);
+  return a.signal;
+}
+
+describe('SharedInformerFactory', () => {
+  it('hands out one informer per resource, with the namespace index', () => {
+    const clients = new FakeClients();
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    const a = factory.pods().informer();
+    expect(factory.pods().informer()).toBe(a);
+    expect(factory.informerFor(informerResources.pods)).toBe(a);
+    expect(factory.deployments().informer()).not.toBe(a);
+    expect(Object.keys(a.getIndexer().getIndexers())).toEqual([namespaceIndex]);
+    expect(clients.requests).toEqual([
+      'pods Pod namespaced=true',
+      'deployments.apps Deployment namespaced=true',
+    ]);
+  });
+
+  it('starts each informer once, waits for the started ones, and serves listers', async () => {
+    const clients = new FakeClients();
+    clients.source('pods').add('web-1', 1);
+    clients.source('replicasets.apps').add('web', 1);
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    const pods = factory.pods();
+    const rec = new Recorder();
+    pods.informer().addEventHandler(rec);
+    const s = signal();
+    factory.start(s);
+    factory.start(s);
+    factory.replicaSets().informer(); // asked for, not started yet
+    const synced = await factory.waitForCacheSync(s);
+    expect([...synced]).toEqual([['pods', true]]);
+    expect(clients.source('pods').callsOf('list')).toHaveLength(1);
+    expect(
+      pods
+        .lister()
+        .list()
+        .map((p) => p.metadata?.name),
+    ).toEqual(['web-1']);
+    expect(() => factory.replicaSets().lister().byNamespace('default').get('nope')).toThrow(
+      'replicaset.apps "nope" not found',
+    );
+
+    factory.start(s);
+    expect([...(await factory.waitForCacheSync(s))]).toEqual([
+      ['pods', true],
+      ['replicasets.apps', true],
+    ]);
+    await until(() => rec.events.length === 1);
+    expect(rec.events).toEqual(['add web-1=1 initial']);
+  });
+
+  it('reports unsynced informers when the signal aborts first', async () => {
+    const clients = new FakeClients();
+    clients.source('nodes').listErrors.push(new Error('down'));
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    factory
+      .nodes()
+      .informer()
+      .setWatchErrorHandler(() => {});
+    const a = new AbortController();
+    factory.start(a.signal);
+    const waiting = factory.waitForCacheSync(a.signal);
+    await flush();
+    a.abort();
+    expect([...(await waiting)]).toEqual([['nodes', false]]);
+    await factory.shutdown();
+    expect(factory.nodes().informer().isStopped()).toBe(true);
+  });
+
+  it('watches one namespace and tweaks every request when told to', async () => {
+    const clients = new FakeClients();
+    const factory = new SharedInformerFactory(clients, 0, {
+      namespace: 'team-a',
+      tweakListOptions: (opts) => {
+        opts.labelSelector = 'app=web';
+      },
+      clock: new FakeClock(),
+    });
+    factory.configMaps().informer();
+    factory.namespaces().informer(); // cluster-scoped: no namespace
+    factory.start(signal());
+    await factory.waitForCacheSync(signal());
+    expect(clients.requests).toEqual([
+      'configmaps ConfigMap namespaced=true',
+      'configmaps in team-a',
+      'namespaces Namespace namespaced=false',
+    ]);
+    expect(clients.source('configmaps').callsOf('list')[0]?.labelSelector).toBe('app=web');
+    expect(clients.source('configmaps').callsOf('watch')[0]?.labelSelector).toBe('app=web');
+  });
+
+  it('uses a custom resync period per resource, and the transform', async () => {
+    const clients = new FakeClients();
+    clients.source('leases.coordination.k8s.io').add('lock', 1);
+    const clock = new FakeClock();
+    const factory = new SharedInformerFactory(clients, 0, {
+      customResync: { 'leases.coordination.k8s.io': 10_000 },
+      transform: (o) => ({ ...(o as object), transformed: true }),
+      clock,
+    });
+    const rec = new Recorder();
+    const reg = factory.leases().informer().addEventHandler(rec);
+    factory.start(signal());
+    await reg.whenSynced();
+    expect(factory.leases().lister().list()[0]).toMatchObject({ transformed: true });
+    rec.take();
+    await clock.advance(10_000);
+    await until(() => rec.events.length === 1);
+    expect(rec.take()).toEqual(['update lock=1->1']);
+  });
+
+  it('waits for started informers on shutdown and starts nothing after it', async () => {
+    const clients = new FakeClients();
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    const a = new AbortController();
+    factory.secrets().informer();
+    factory.start(a.signal);
+    await factory.waitForCacheSync(a.signal);
+    a.abort();
+    await factory.shutdown();
+    expect(factory.secrets().informer().isStopped()).toBe(true);
+    factory.events().informer();
+    factory.start(signal());
+    await flush();
+    expect(clients.source('events').calls).toEqual([]);
+  });
+});
