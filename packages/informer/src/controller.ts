@@ -167,6 +167,7 @@ export class Controller<T> {
  *
  * @category Controller
  */
+//#region process-deltas
 export function processDeltas<T>(
   handler: ResourceEventHandler<T>,
   store: Store<T>,
@@ -189,6 +190,7 @@ export function processDeltas<T>(
       settle(handler.onAdd?.(obj, isInInitialList));
     }
   }
+  //#endregion process-deltas
 }
 
 // The process loop does not wait for a handler's promise; a rejection is

@@ -174,6 +174,7 @@ function isDeltas(obj: unknown): obj is Deltas<unknown> {
 }
 
 /** Collapses the last two deltas when both are deletions (delta_fifo.go, dedupDeltas). */
+//#region dedup
 function dedupDeltas<T>(deltas: Deltas<T>): Deltas<T> {
   const n = deltas.length;
   if (n < 2) return deltas;
@@ -182,6 +183,7 @@ function dedupDeltas<T>(deltas: Deltas<T>): Deltas<T> {
   const out = isDuplicate(a, b);
   if (out) return [...deltas.slice(0, n - 2), out];
   return deltas;
+  //#endregion dedup
 }
 
 /** The delta to keep when `a` (newer) and `b` (older) are duplicates (isDup, isDeletionDup). */
@@ -251,6 +253,7 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     this.#queueAction('Deleted', 'Deleted', obj);
   }
 
+  //#region replace
   replace(list: readonly T[], _resourceVersion: string): void {
     // delta_fifo.go, Replace
     const action: DeltaType = this.#emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
@@ -291,6 +294,7 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
       this.#populated = true;
       this.#initialPopulationCount = keys.size + queuedDeletions;
     }
+    //#endregion replace
   }
 
   resync(): void {
@@ -387,6 +391,7 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     });
   }
 
+  //#region queue-action
   #queueAction(
     type: DeltaType,
     internalType: DeltaType,
@@ -402,5 +407,6 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     if (!old) this.#queue.push(id);
     this.#items.set(id, deltas);
     this.#scheduleWake();
+    //#endregion queue-action
   }
 }

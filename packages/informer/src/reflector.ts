@@ -262,6 +262,7 @@ export class Reflector<T> {
     return this.#lastSyncResourceVersion === '' ? '0' : this.#lastSyncResourceVersion;
   }
 
+  //#region reflector-list
   async #list(signal: AbortSignal): Promise<boolean> {
     // reflector.go, list
     const rv = this.#relistResourceVersion();
@@ -291,6 +292,7 @@ export class Reflector<T> {
     this.#store.replace(result.list.items, listRV);
     this.#lastSyncResourceVersion = listRV;
     return true;
+    //#endregion reflector-list
   }
 
   async #watchWithResync(signal: AbortSignal): Promise<void> {
@@ -354,6 +356,7 @@ export class Reflector<T> {
     }
   }
 
+  //#region reflector-watch
   async #handleWatch(
     stream: AsyncIterable<WatchEvent<T>>,
     startRV: string,
@@ -386,6 +389,7 @@ export class Reflector<T> {
     if (signal.aborted) return undefined;
     if (count === 0 && this.#clock.since(start) < 1000) return new VeryShortWatchError(this.name);
     return undefined;
+    //#endregion reflector-watch
   }
 
   #timeoutSeconds(): number {

@@ -119,6 +119,7 @@ export class SharedIndexInformer<T> {
     this.#transform = options.transform;
     // The informer is the handler of its own delta processing; it passes
     // each change on to the listeners (shared_informer.go, OnAdd/OnUpdate/OnDelete).
+    //#region informer-handler
     const processor = this.#processor;
     this.#handler = {
       onAdd: (obj, isInInitialList) =>
@@ -128,6 +129,7 @@ export class SharedIndexInformer<T> {
       onDelete: (obj: T | DeletedFinalStateUnknown<T>) =>
         processor.distribute({ kind: 'delete', obj }, false),
     };
+    //#endregion informer-handler
   }
 
   /**
@@ -155,6 +157,7 @@ export class SharedIndexInformer<T> {
         `handler was not added to shared informer ${this.#name} because it has stopped already`,
       );
     }
+    //#region add-event-handler
     let resyncPeriod = options.resyncPeriod ?? this.#defaultEventHandlerResyncPeriod;
     if (resyncPeriod > 0) {
       if (resyncPeriod < minimumResyncPeriod) resyncPeriod = minimumResyncPeriod;
@@ -178,6 +181,7 @@ export class SharedIndexInformer<T> {
     // its contents are queued to the new handler (Go holds blockDeltas).
     this.#processor.addListener(listener, this.#started ? this.#indexer.list() : []);
     return listener;
+    //#endregion add-event-handler
   }
 
   /**

@@ -126,6 +126,7 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
     this.#nextResync = now + this.resyncPeriod;
   }
 
+  //#region listener-run
   async #run(): Promise<void> {
     const stopped = this.#stop.signal;
     // Handlers are never called from inside addEventHandler or start.
@@ -163,6 +164,7 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
         await this.#clock.sleep(1000, stopped);
       }
     }
+    //#endregion listener-run
   }
 
   #deliver(n: Notification<T>): unknown {
@@ -208,10 +210,12 @@ export class SharedProcessor<T> {
   }
 
   /** Hands a notification to every listener, or a resync only to those due one. */
+  //#region distribute
   distribute(n: Notification<T>, isSync: boolean): void {
     for (const [listener, syncing] of this.#listeners) {
       if (!isSync || syncing) listener.add(n);
     }
+    //#endregion distribute
   }
 
   /** Starts every listener's delivery. */
@@ -236,6 +240,7 @@ export class SharedProcessor<T> {
   }
 
   /** Marks the listeners due a resync now; true if any is. */
+  //#region should-resync
   shouldResync(): boolean {
     const now = this.#clock.now();
     let any = false;
@@ -245,6 +250,7 @@ export class SharedProcessor<T> {
       if (due) any = true;
     }
     return any;
+    //#endregion should-resync
   }
 
   /** Recomputes every listener's period after the informer's check period changed. */
