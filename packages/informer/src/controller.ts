@@ -47,6 +47,8 @@ export interface ControllerConfig<T> {
   clock?: Clock;
   /** Randomness for jitter and watch timeouts. Default `Math.random`. */
   random?: () => number;
+  /** Stream the initial state; see {@link ReflectorOptions.useWatchList}. */
+  useWatchList?: boolean;
 }
 
 /**
@@ -89,6 +91,7 @@ export class Controller<T> {
       ...(c.backoff && { backoff: c.backoff }),
       ...(c.clock && { clock: c.clock }),
       ...(c.random && { random: c.random }),
+      ...(c.useWatchList !== undefined && { useWatchList: c.useWatchList }),
     });
     this.#reflector = reflector;
     const reflecting = signal.aborted ? Promise.resolve() : reflector.run(signal);

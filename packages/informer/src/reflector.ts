@@ -2,7 +2,9 @@
 // tools/cache reflector.go (Reflector, ListAndWatch, watch, handleWatch) and
 // the backoff it uses, wait.Backoff wrapped by DelayWithReset.
 import {
+  deletionHandlingMetaNamespaceKeyFunc,
   hasStatusCause,
+  initialEventsEndAnnotation,
   isGone,
   isResourceExpired,
   isTimeout,
@@ -16,6 +18,7 @@ import {
   type WatchEvent,
 } from '@kcm-ts/apimachinery';
 import { ListPager, defaultPageSize } from './pager.js';
+import { newStore } from './store.js';
 
 /**
  * What a {@link Reflector} writes to: a {@link Store}, an {@link Indexer} or
@@ -101,6 +104,13 @@ export interface ReflectorOptions {
   watchErrorHandler?: (reflector: Reflector<unknown>, err: unknown) => void;
   /** A random number in [0, 1), for jitter and watch timeouts. Default `Math.random`. */
   random?: () => number;
+  /**
+   * Get the initial state from a streaming watch (`sendInitialEvents`)
+   * rather than a list, and go on watching on the same stream: client-go's
+   * `WatchListClient` feature. A failure other than 410 or a busy server
+   * falls back to list-then-watch for that cycle. Default `false`.
+   */
+  useWatchList?: boolean;
 }
 
 const defaultMinWatchTimeout = 5 * 60_000;
@@ -151,6 +161,11 @@ function defaultWatchErrorHandler(reflector: Reflector<unknown>, err: unknown): 
   console.error(`${reflector.name}: failed to watch:`, err);
 }
 
+function annotationsOf(obj: unknown): Record<string, string> {
+  const meta = (obj as { metadata?: { annotations?: Record<string, string> } } | null)?.metadata;
+  return meta?.annotations ?? {};
+}
+
 function resourceVersionOf(obj: unknown): string {
   const meta = (obj as { metadata?: { resourceVersion?: unknown } } | null)?.metadata;
   return typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : '';
@@ -184,6 +199,7 @@ export class Reflector<T> {
   readonly #minWatchTimeout: number;
   readonly #maxWatchTimeout: number;
   readonly #pageSize: number | undefined;
+  readonly #useWatchList: boolean;
   #watchErrorHandler: (reflector: Reflector<unknown>, err: unknown) => void;
   #lastSyncResourceVersion = '';
   #resourceVersionUnavailable = false;
@@ -209,6 +225,7 @@ export class Reflector<T> {
     this.#minWatchTimeout = min > defaultMinWatchTimeout ? min : defaultMinWatchTimeout;
     this.#maxWatchTimeout = 2 * this.#minWatchTimeout;
     this.#pageSize = options.pageSize;
+    this.#useWatchList = options.useWatchList ?? false;
     this.#watchErrorHandler = options.watchErrorHandler ?? defaultWatchErrorHandler;
     this.#delay = this.#backoff.initial;
     this.#lastBackoffReset = this.#clock.now();
@@ -251,10 +268,92 @@ export class Reflector<T> {
   async listAndWatch(signal: AbortSignal): Promise<void> {
     // reflector.go, ListAndWatchWithContext
     if (signal.aborted) return;
+    if (this.#useWatchList) {
+      const stream = await this.#watchList(signal);
+      if (signal.aborted) return;
+      if (stream !== undefined) {
+        await this.#watchWithResync(signal, stream);
+        return;
+      }
+    }
     const listed = await this.#list(signal);
     if (!listed || signal.aborted) return;
     await this.#watchWithResync(signal);
   }
+
+  //#region watch-list
+  /**
+   * Streams the initial state into a temporary store, replaces the store with
+   * it at the initial-events-end bookmark, and returns the rest of the stream
+   * to watch on; `undefined` means fall back to a list for this cycle.
+   */
+  async #watchList(signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>> | undefined> {
+    // reflector.go, watchList and handleListWatch
+    while (!signal.aborted) {
+      const opts: ListOptions = {
+        resourceVersion: this.#resourceVersionUnavailable ? '' : this.#lastSyncResourceVersion,
+        resourceVersionMatch: 'NotOlderThan',
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        timeoutSeconds: this.#timeoutSeconds(),
+        signal,
+      };
+      let failure: unknown;
+      let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+      try {
+        iterator = (await this.#lw.watch(opts))[Symbol.asyncIterator]();
+      } catch (err) {
+        failure = err;
+      }
+      if (iterator !== undefined) {
+        const temp = newStore<T>(deletionHandlingMetaNamespaceKeyFunc);
+        const start = this.#clock.now();
+        let count = 0;
+        for (;;) {
+          const next = await iterator.next();
+          if (signal.aborted) return undefined;
+          if (next.done === true) {
+            // Ended before the bookmark: ask again, unless it ended at once
+            // with nothing in it (a very short watch: list instead).
+            if (count === 0 && this.#clock.since(start) < 1000) return undefined;
+            break;
+          }
+          const event = next.value;
+          if (event.type === 'ERROR') {
+            failure = StatusError.fromStatus(event.object);
+            break;
+          }
+          count++;
+          const obj = event.object;
+          if (event.type === 'ADDED') temp.add(obj);
+          else if (event.type === 'MODIFIED') temp.update(obj);
+          else if (event.type === 'DELETED') temp.delete(obj);
+          else if (annotationsOf(obj)[initialEventsEndAnnotation] === 'true') {
+            const rv = resourceVersionOf(obj);
+            this.#store.replace(temp.list(), rv);
+            this.#lastSyncResourceVersion = rv;
+            this.#resourceVersionUnavailable = false;
+            const rest = iterator;
+            return { [Symbol.asyncIterator]: () => rest };
+          }
+        }
+        await iterator.return?.();
+      }
+      if (signal.aborted) return undefined;
+      if (failure === undefined) continue;
+      if (isExpired(failure) || isTooLargeResourceVersion(failure)) {
+        this.#resourceVersionUnavailable = true;
+        continue;
+      }
+      if (isTooManyRequests(failure) || isConnectionRefused(failure)) {
+        await this.#clock.sleep(this.#retryDelay(failure), signal);
+        continue;
+      }
+      return undefined;
+    }
+    return undefined;
+  }
+  //#endregion watch-list
 
   // reflector.go, relistResourceVersion
   #relistResourceVersion(): string {
@@ -295,7 +394,10 @@ export class Reflector<T> {
     //#endregion reflector-list
   }
 
-  async #watchWithResync(signal: AbortSignal): Promise<void> {
+  async #watchWithResync(
+    signal: AbortSignal,
+    initial?: AsyncIterable<WatchEvent<T>>,
+  ): Promise<void> {
     // reflector.go, watchWithResync and startResync
     const inner = new AbortController();
     const onAbort = (): void => inner.abort(signal.reason);
@@ -313,7 +415,7 @@ export class Reflector<T> {
       });
     }
     try {
-      await this.#watch(signal, inner.signal);
+      await this.#watch(signal, inner.signal, initial);
     } finally {
       ticker?.stop();
       signal.removeEventListener('abort', onAbort);
@@ -321,8 +423,13 @@ export class Reflector<T> {
     }
   }
 
-  async #watch(outer: AbortSignal, signal: AbortSignal): Promise<void> {
+  async #watch(
+    outer: AbortSignal,
+    signal: AbortSignal,
+    initial?: AsyncIterable<WatchEvent<T>>,
+  ): Promise<void> {
     // reflector.go, watch
+    let first = initial;
     while (!signal.aborted) {
       const startRV = this.#lastSyncResourceVersion;
       const opts: ListOptions = {
@@ -333,7 +440,9 @@ export class Reflector<T> {
       };
       let stream: AsyncIterable<WatchEvent<T>>;
       try {
-        stream = await this.#lw.watch(opts);
+        // The stream of a watch list goes on as the first watch.
+        stream = first ?? (await this.#lw.watch(opts));
+        first = undefined;
       } catch (err) {
         if (signal.aborted) return;
         // The server is unreachable or busy: wait and watch again, no relist.

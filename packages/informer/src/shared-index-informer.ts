@@ -57,6 +57,8 @@ export interface SharedIndexInformerOptions<T> {
   clock?: Clock;
   /** Randomness for jitter and watch timeouts. Default `Math.random`. */
   random?: () => number;
+  /** Stream the initial state; see {@link ReflectorOptions.useWatchList}. */
+  useWatchList?: boolean;
 }
 
 /**
@@ -238,6 +240,7 @@ export class SharedIndexInformer<T> {
       ...(o.backoff && { backoff: o.backoff }),
       ...(o.minWatchTimeout !== undefined && { minWatchTimeout: o.minWatchTimeout }),
       ...(o.random && { random: o.random }),
+      ...(o.useWatchList !== undefined && { useWatchList: o.useWatchList }),
     });
     this.#controller = controller;
     this.#started = true;

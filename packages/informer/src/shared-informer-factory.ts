@@ -168,6 +168,8 @@ export interface SharedInformerFactoryOptions {
   backoff?: ReflectorBackoff;
   /** Items per list page; see {@link ReflectorOptions.pageSize}. */
   pageSize?: number;
+  /** Stream every informer's initial state; see {@link ReflectorOptions.useWatchList}. */
+  useWatchList?: boolean;
 }
 
 /**
@@ -246,6 +248,7 @@ export class SharedInformerFactory {
         ...(o.clock && { clock: o.clock }),
         ...(o.backoff && { backoff: o.backoff }),
         ...(o.pageSize !== undefined && { pageSize: o.pageSize }),
+        ...(o.useWatchList !== undefined && { useWatchList: o.useWatchList }),
       });
       this.#informers.set(key, informer);
     }

@@ -3,6 +3,8 @@
 // (tools/cache/testing/fake_controller_source.go), with pagination, failure
 // injection and a record of every call.
 import {
+  initialEventsEndAnnotation,
+  newBadRequest,
   type StatusError,
   newGone,
   newResourceExpired,
@@ -109,6 +111,10 @@ export class FakeSource implements ListerWatcher<SourceObj> {
   readonly watchErrors: Error[] = [];
   /** When set, a list with a continue token fails with 410 Expired. */
   expireContinue = false;
+  /** When set, a watch with sendInitialEvents fails with 400 Bad Request. */
+  watchListUnsupported = false;
+  /** How many streaming lists to end before their bookmark. */
+  dropWatchListBeforeBookmark = 0;
 
   /** The current resourceVersion. */
   get resourceVersion(): number {
@@ -188,7 +194,29 @@ export class FakeSource implements ListerWatcher<SourceObj> {
     if (err !== undefined) return Promise.reject(err);
     const from = opts.resourceVersion ?? '';
     const w = new FakeWatch<SourceObj>(opts);
-    if (from === '' || from === '0') {
+    if (opts.sendInitialEvents === true) {
+      // A streaming list: the state, then the bookmark that ends it.
+      if (this.watchListUnsupported) {
+        return Promise.reject(newBadRequest('sendInitialEvents is not supported'));
+      }
+      for (const object of this.live()) w.push({ type: 'ADDED', object });
+      if (this.dropWatchListBeforeBookmark > 0) {
+        this.dropWatchListBeforeBookmark--;
+        w.close();
+      } else {
+        w.push({
+          type: 'BOOKMARK',
+          object: {
+            metadata: {
+              name: '',
+              resourceVersion: String(this.#rv),
+              annotations: { [initialEventsEndAnnotation]: 'true' },
+            },
+            val: undefined,
+          } as SourceObj,
+        });
+      }
+    } else if (from === '' || from === '0') {
       for (const object of this.live()) w.push({ type: 'ADDED', object });
     } else {
       const rv = Number(from);

@@ -515,3 +515,85 @@ describe('ListWatch', () => {
     ]);
   });
 });
+
+describe('Reflector with a streaming list (WatchList)', () => {
+  const watchList = { useWatchList: true };
+
+  it('streams the initial state, replaces the store at the bookmark, and goes on watching on the same stream', async () => {
+    const h = start((s) => {
+      s.add('a', 1);
+      s.add('b', 1);
+    }, watchList);
+    await until(() => names(h.store).length === 2);
+    expect(names(h.store)).toEqual(['a=1', 'b=1']);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('2');
+    expect(h.source.callsOf('list')).toEqual([]);
+    const [opts] = h.source.callsOf('watch');
+    expect(opts).toMatchObject({
+      resourceVersion: '',
+      resourceVersionMatch: 'NotOlderThan',
+      sendInitialEvents: true,
+      allowWatchBookmarks: true,
+    });
+    h.source.modify('a', 2);
+    await until(() => names(h.store).includes('a=2'));
+    expect(h.source.callsOf('watch')).toHaveLength(1);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('3');
+    await stop(h);
+  });
+
+  it('falls back to list and watch when the server refuses the streaming list', async () => {
+    const h = start((s) => {
+      s.add('a', 1);
+      s.watchListUnsupported = true;
+    }, watchList);
+    await until(() => names(h.store).length === 1);
+    expect(h.source.callsOf('list')).toHaveLength(1);
+    expect(h.source.callsOf('watch').map((o) => o.sendInitialEvents)).toEqual([true, undefined]);
+    await stop(h);
+  });
+
+  it('asks again from the latest state after a 410', async () => {
+    const h = start((s) => {
+      s.add('a', 1);
+      s.watchErrors.push(newResourceExpired('too old resource version'));
+    }, watchList);
+    await until(() => names(h.store).length === 1);
+    expect(h.source.callsOf('watch').map((o) => o.sendInitialEvents)).toEqual([true, true]);
+    expect(h.source.callsOf('list')).toEqual([]);
+    await stop(h);
+  });
+
+  it('asks again when the stream ends before its bookmark', async () => {
+    const h = start((s) => {
+      s.add('a', 1);
+      s.dropWatchListBeforeBookmark = 1;
+    }, watchList);
+    await until(() => names(h.store).length === 1);
+    expect(h.source.callsOf('watch').map((o) => o.sendInitialEvents)).toEqual([true, true]);
+    expect(h.source.callsOf('list')).toEqual([]);
+    await stop(h);
+  });
+
+  it('lists instead when the stream ends at once with nothing in it', async () => {
+    const h = start((s) => {
+      s.dropWatchListBeforeBookmark = 1;
+    }, watchList);
+    await until(() => h.source.callsOf('list').length === 1);
+    expect(h.source.callsOf('watch')[0]?.sendInitialEvents).toBe(true);
+    await stop(h);
+  });
+
+  it('feeds a shared informer through a DeltaFIFO', async () => {
+    const fifo = newDeltaFIFO<SourceObj>({ keyFunction: metaNamespaceKeyFunc });
+    const h = start((s) => s.add('a', 1), watchList, fifo as unknown as Store<SourceObj>);
+    await until(() => fifo.listKeys().length === 1);
+    expect(fifo.getByKey('a')?.map((d) => d.type)).toEqual(['Sync']);
+    await stop(h);
+  });
+});
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await flush();
+  expect(cond()).toBe(true);
+}
