@@ -9,6 +9,8 @@
  *
  * @packageDocumentation
  */
+export { FaultLab } from './faults.js';
+export type { FailureKind, FaultFilter, RequestCounts } from './faults.js';
 export { startSandbox } from './sandbox.js';
 export type { Sandbox, SandboxOptions } from './sandbox.js';
 export { Registry } from './registry.js';

@@ -10,6 +10,7 @@ import type { Clock, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
 import { inProcessClient } from './in-process-client.js';
 import { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
 import { Registry } from './registry.js';
+import { FaultLab } from './faults.js';
 import { apiHandler } from './server.js';
 import { makeCertificates } from './tls.js';
 
@@ -62,6 +63,18 @@ export interface Sandbox {
   client<T extends KubeObject = KubeObject>(group: string, resource: string): ResourceClient<T>;
   /** Writes the kubeconfig to `file` with mode 0600. */
   writeKubeconfig(file: string): Promise<void>;
+  /**
+   * The fault lab: failures, conflicts, latency, dropped and hung watches,
+   * compaction and request counts, for tests that prove clients survive them.
+   */
+  readonly faults: FaultLab;
+  /**
+   * Restarts the server with its data, as an API server restart looks to
+   * clients: every connection is cut and, until `whileDown` has finished,
+   * connections are refused; then the server listens again on the same port
+   * with the same certificates, token and objects.
+   */
+  restart(whileDown?: () => void | Promise<void>): Promise<void>;
   /** Stops the server: open watches end, connections close. */
   stop(): Promise<void>;
 }
@@ -92,8 +105,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const token = opts.token ?? randomBytes(24).toString('base64url');
   const certs = opts.insecureHttp ? undefined : makeCertificates();
   let serverAddress = '127.0.0.1:0';
+  const faults = new FaultLab(registry.clock, () => registry.storage.compact());
   const handler = apiHandler(registry, {
     token,
+    faults,
     get serverAddress() {
       return serverAddress;
     },
@@ -111,13 +126,22 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  const listen = (port: number): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  const close = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      faults.stop();
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      for (const socket of sockets) socket.destroy();
+    });
+  await listen(opts.port ?? 0);
   const port = (server.address() as AddressInfo).port;
   serverAddress = `127.0.0.1:${port}`;
   const url = `${certs ? 'https' : 'http'}://127.0.0.1:${port}`;
@@ -135,12 +159,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     client: <T extends KubeObject>(group: string, resource: string) =>
       inProcessClient<T>(registry, registry.resource(group, resource)),
     writeKubeconfig: (file: string) => writeKubeconfig(file, params),
+    faults,
+    async restart(whileDown) {
+      if (stopped) throw new Error('the sandbox has stopped');
+      await close();
+      await whileDown?.();
+      await listen(port);
+    },
     stop() {
-      stopped ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        for (const socket of sockets) socket.destroy();
-      });
+      stopped ??= close();
       return stopped;
     },
   };

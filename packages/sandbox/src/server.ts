@@ -27,9 +27,10 @@ import {
   wantsAggregatedDiscovery,
 } from './discovery.js';
 import { plain } from './field-errors.js';
+import type { FaultLab } from './faults.js';
 import type { Registry } from './registry.js';
 import { findResource } from './resources.js';
-import type { ResourceInfo } from './resources.js';
+import type { ResourceInfo, Verb } from './resources.js';
 import { parseIncludeObject, toTable, wantsTable } from './table/index.js';
 
 /** kube-apiserver's default limit on a request body (3 MiB). */
@@ -82,6 +83,8 @@ export interface ApiHandlerOptions {
   serverAddress: string;
   /** Called with every request, after it is answered (for logs and tests). */
   onRequest?: (method: string, url: string, code: number) => void;
+  /** Faults to inject into resource requests (see {@link FaultLab}). */
+  faults?: FaultLab;
 }
 
 const unknownFormat = (accepted: string): StatusError =>
@@ -447,6 +450,14 @@ export function apiHandler(
       throw notFoundPath();
     if (info.namespaced && segments.includes('namespaces') && !namespace) throw notFoundPath();
     const query = url.searchParams;
+    if (opts.faults) {
+      const verb = verbOf(method, name, boolParam(query, 'watch') === true);
+      await opts.faults.beforeRequest(
+        verb,
+        { group: info.group, resource: info.resource },
+        name ?? '',
+      );
+    }
 
     if (!name) {
       // The collection: list, watch, create, deletecollection.
@@ -605,26 +616,64 @@ export function apiHandler(
     // Headers go out at once: clients wait for them before they can stop a watch.
     res.flushHeaders();
     // In Node, the request's 'close' fires once its body is read; the response's marks the client leaving.
+    const closed = new Promise<void>((resolve) => res.once('close', resolve));
     res.on('close', () => watch.stop());
     req.resume();
-    for await (const event of watch) {
-      if (res.destroyed) break;
-      let out: WatchEvent<unknown> = event;
-      if (
-        table &&
-        (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')
-      ) {
-        out = {
-          type: event.type,
-          object: toTable(info.resource, info.group, [event.object], {
-            now: registry.clock.now(),
-            ...(includeObject ? { includeObject } : {}),
-            resourceVersion: event.object.metadata?.resourceVersion ?? '',
-          }),
-        };
-      }
-      res.write(`${JSON.stringify(out)}\n`);
+    // The fault lab can drop this watch (end the stream at once) or hang it
+    // (send nothing, and stay open past the timeout until dropped).
+    const tracked = opts.faults?.openWatch(info.resource, () => {
+      watch.stop();
+      if (!res.writableEnded) res.end();
+    });
+    try {
+      await streamWatch();
+      if (tracked?.hung() && !res.writableEnded && !res.destroyed) await closed;
+    } finally {
+      tracked?.close();
     }
-    res.end();
+    if (!res.writableEnded) res.end();
+    return;
+
+    async function streamWatch(): Promise<void> {
+      for await (const event of watch) {
+        if (res.destroyed || res.writableEnded) break;
+        if (tracked?.hung()) continue;
+        let out: WatchEvent<unknown> = event;
+        if (
+          table &&
+          (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')
+        ) {
+          out = {
+            type: event.type,
+            object: toTable(info.resource, info.group, [event.object], {
+              now: registry.clock.now(),
+              ...(includeObject ? { includeObject } : {}),
+              resourceVersion: event.object.metadata?.resourceVersion ?? '',
+            }),
+          };
+        }
+        res.write(`${JSON.stringify(out)}\n`);
+      }
+    }
+  }
+}
+
+/** The API verb of a resource request, as kube-apiserver's RequestInfo names it. */
+function verbOf(method: string, name: string | undefined, watch: boolean): Verb {
+  if (!name) {
+    if (method === 'GET') return watch ? 'watch' : 'list';
+    return method === 'POST' ? 'create' : 'deletecollection';
+  }
+  switch (method) {
+    case 'GET':
+      return 'get';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'POST':
+      return 'create';
+    default:
+      return 'delete';
   }
 }
