@@ -188,6 +188,11 @@ export class FaultLab {
     this.#compact();
   }
 
+  /** How many watches the server is streaming (or holding hung) right now. */
+  openWatches(): number {
+    return this.#watches.size;
+  }
+
   /** The requests received since the start or the last {@link FaultLab.resetCounts}. */
   counts(): RequestCounts {
     return { ...this.#counts };

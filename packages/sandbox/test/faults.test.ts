@@ -133,9 +133,11 @@ describe('watches', () => {
     await call(s, 'POST', cms, { body: cm('a') });
     await settle();
     expect(w.lines).toHaveLength(1);
+    expect(s.faults.openWatches()).toBe(1);
     expect(s.faults.dropWatches('pods')).toBe(0);
     expect(s.faults.dropWatches('configmaps')).toBe(1);
     await w.ended;
+    expect(s.faults.openWatches()).toBe(0);
     expect(s.faults.dropWatches()).toBe(0);
   });
 

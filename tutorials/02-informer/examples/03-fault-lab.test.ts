@@ -42,6 +42,11 @@ async function check(l: Lab, maxLists: number, maxWatches: number): Promise<void
   expect(counts['list configmaps'] ?? 0).toBeLessThanOrEqual(maxLists);
   expect(counts['watch configmaps'] ?? 0).toBeLessThanOrEqual(maxWatches);
   await l.stop();
+  // Stopped means stopped: the server soon has no watch of this informer open.
+  for (let i = 0; i < 100 && sandbox.faults.openWatches() > 0; i++) {
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  expect(sandbox.faults.openWatches()).toBe(0);
 }
 
 const patch = (v: string) => ({ type: 'merge' as const, body: { data: { v } } });
