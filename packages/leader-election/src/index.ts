@@ -29,6 +29,7 @@ export {
 } from './lease-lock.js';
 export type { LeaseLockOptions, LeaseSpecWithStrategy } from './lease-lock.js';
 export {
+  LeaderElectionLostError,
   LeaderElector,
   defaultLeaseDuration,
   defaultRenewDeadline,

@@ -422,9 +422,34 @@ export class LeaderElector {
 }
 
 /**
- * Builds an elector from `config` and runs it until `signal` aborts or
- * leadership is lost: Go's `RunOrDie`. An invalid config throws at once
- * (Go panics). A `watchDog` in the config is attached to the elector first.
+ * The error {@link runOrDie} rejects with when leadership was lost rather
+ * than given up on request: the leader failed to renew its lock within the
+ * renew deadline, and another candidate may already lead.
+ *
+ * @category Leader election
+ */
+export class LeaderElectionLostError extends Error {
+  override readonly name = 'LeaderElectionLostError';
+  /** The elector's name from its config (`''` if unset). */
+  readonly electionName: string;
+
+  constructor(electionName: string) {
+    super(
+      `leaderelection lost${electionName === '' ? '' : ` for ${electionName}`}: ` +
+        'the lease was not renewed within the renew deadline',
+    );
+    this.electionName = electionName;
+  }
+}
+
+/**
+ * Builds an elector from `config` and runs it: Go's `RunOrDie`, with the
+ * ending kube-controller-manager gives it. It resolves once `signal` aborts
+ * and everything has stopped (a requested shutdown), and rejects with a
+ * {@link LeaderElectionLostError} when leadership is lost without one, so a
+ * process can exit non-zero and let its supervisor restart it as a
+ * candidate. An invalid config throws at once (Go panics). A `watchDog` in
+ * the config is attached to the elector first.
  *
  * @category Leader election
  */
@@ -432,4 +457,5 @@ export async function runOrDie(config: LeaderElectionConfig, signal: AbortSignal
   const elector = new LeaderElector(config);
   config.watchDog?.setLeaderElection(elector);
   await elector.run(signal);
+  if (!signal.aborted) throw new LeaderElectionLostError(config.name ?? '');
 }

@@ -20,7 +20,22 @@ export class LeaseStore {
   #rv = 0;
   /** Decides, before each request, whether it fails (and with what). */
   inject: ((verb: Verb, name: string) => Error | undefined) | undefined;
+  /** Time a request spends on its way to the store (`request`) and back (`response`). */
+  latency:
+    ((verb: Verb, leg: 'request' | 'response', signal?: AbortSignal) => Promise<void>) | undefined;
+  /** Called with every Lease the store writes, when it writes it. */
+  onWrite: ((lease: Lease) => void) | undefined;
   readonly #failNext: { verb: Verb; err: Error }[] = [];
+
+  async travel(verb: Verb, leg: 'request' | 'response', signal?: AbortSignal): Promise<void> {
+    await Promise.resolve();
+    await this.latency?.(verb, leg, signal);
+  }
+
+  write(key: string, lease: Lease): void {
+    this.objects.set(key, lease);
+    this.onWrite?.(clone(lease));
+  }
 
   /** Makes the next request with `verb` fail with `err`, once. */
   failNext(verb: Verb, err: Error): void {
@@ -64,16 +79,18 @@ class FakeLeaseClient implements ResourceClient<Lease> {
   }
 
   async get(name: string, opts?: { signal?: AbortSignal }): Promise<Lease> {
-    await Promise.resolve();
+    await this.store.travel('get', 'request', opts?.signal);
     const ns = this.namespace ?? '';
     this.store.check('get', ns, name, opts?.signal);
     const obj = this.store.objects.get(`${ns}/${name}`);
     if (!obj) throw newNotFound(leases, name);
-    return clone(obj);
+    const found = clone(obj);
+    await this.store.travel('get', 'response', opts?.signal);
+    return found;
   }
 
   async create(obj: Lease, opts?: { signal?: AbortSignal }): Promise<Lease> {
-    await Promise.resolve();
+    await this.store.travel('create', 'request', opts?.signal);
     const ns = obj.metadata?.namespace ?? this.namespace ?? '';
     const name = obj.metadata?.name ?? '';
     this.store.check('create', ns, name, opts?.signal);
@@ -81,12 +98,13 @@ class FakeLeaseClient implements ResourceClient<Lease> {
     if (this.store.objects.has(key)) throw newAlreadyExists(leases, name);
     const stored = clone(obj);
     stored.metadata = { ...stored.metadata, namespace: ns, resourceVersion: this.store.nextRV() };
-    this.store.objects.set(key, stored);
+    this.store.write(key, stored);
+    await this.store.travel('create', 'response', opts?.signal);
     return clone(stored);
   }
 
   async update(obj: Lease, opts?: { signal?: AbortSignal }): Promise<Lease> {
-    await Promise.resolve();
+    await this.store.travel('update', 'request', opts?.signal);
     const ns = obj.metadata?.namespace ?? this.namespace ?? '';
     const name = obj.metadata?.name ?? '';
     this.store.check('update', ns, name, opts?.signal);
@@ -99,7 +117,8 @@ class FakeLeaseClient implements ResourceClient<Lease> {
     }
     const stored = clone(obj);
     stored.metadata = { ...stored.metadata, resourceVersion: this.store.nextRV() };
-    this.store.objects.set(key, stored);
+    this.store.write(key, stored);
+    await this.store.travel('update', 'response', opts?.signal);
     return clone(stored);
   }
 

@@ -2,6 +2,7 @@ import { newConflict, newInternalError } from '@kcm-ts/apimachinery';
 import { describe, expect, it } from 'vitest';
 import {
   HealthzAdaptor,
+  LeaderElectionLostError,
   LeaderElector,
   LeaseLock,
   defaultLeaseDuration,
@@ -289,6 +290,49 @@ describe('renew', () => {
     expect(a.events).toEqual(['a became leader', 'a stopped leading']);
     await done;
     expect(clock.hasWaiters()).toBe(false);
+  });
+
+  it('runOrDie rejects with LeaderElectionLostError when leadership is lost', async () => {
+    const { store, clock } = setup();
+    const a = candidate(store, clock, 'a');
+    const done = runOrDie(
+      {
+        lock: a.lock,
+        clock,
+        name: 'kube-controller-manager',
+        callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+      },
+      new AbortController().signal,
+    );
+    const outcome = done.then(
+      () => 'resolved',
+      (err: unknown) => err,
+    );
+    await clock.advance(0);
+    store.inject = () => newInternalError(new Error('boom'));
+    await clock.advance(12_000);
+    const err = await outcome;
+    expect(err).toBeInstanceOf(LeaderElectionLostError);
+    expect((err as Error).message).toBe(
+      'leaderelection lost for kube-controller-manager: the lease was not renewed within the renew deadline',
+    );
+  });
+
+  it('runOrDie resolves when its signal asks it to stop', async () => {
+    const { store, clock } = setup();
+    const a = candidate(store, clock, 'a');
+    const stop = new AbortController();
+    const done = runOrDie(
+      {
+        lock: a.lock,
+        clock,
+        callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+      },
+      stop.signal,
+    );
+    await clock.advance(0);
+    stop.abort();
+    await expect(done).resolves.toBeUndefined();
   });
 
   it('lets another candidate take over only after the leader gave up', async () => {
