@@ -202,6 +202,7 @@ export class LeaderElector {
    * resolves once everything has stopped (`onStoppedLeading` included). Go's
    * `Run`. An elector runs once; build a new one to compete again.
    */
+  //#region run
   async run(signal: AbortSignal): Promise<void> {
     try {
       if (!(await this.#acquire(signal))) return;
@@ -221,6 +222,7 @@ export class LeaderElector {
       this.#callbacks.onStoppedLeading();
     }
   }
+  //#endregion run
 
   /** The identity of the last observed holder; `''` if none has been observed. */
   getLeader(): string {
@@ -248,6 +250,7 @@ export class LeaderElector {
     return undefined;
   }
 
+  //#region acquire
   // acquire: try at once, then after jittered waits, until success or abort.
   async #acquire(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted) {
@@ -263,7 +266,9 @@ export class LeaderElector {
     }
     return false;
   }
+  //#endregion acquire
 
+  //#region renew
   // renew: every retry period, poll until a renewal succeeds or the renew
   // deadline passes; give up on the first deadline missed.
   async #renew(signal: AbortSignal, leading: AbortController): Promise<void> {
@@ -278,7 +283,9 @@ export class LeaderElector {
     this.#lock.recordEvent('stopped leading');
     if (this.#releaseOnCancel) await this.#release();
   }
+  //#endregion renew
 
+  //#region poll-renew
   async #pollRenew(signal: AbortSignal): Promise<boolean> {
     const deadline = deadlineSignal(this.#clock, this.#renewDeadline, signal);
     try {
@@ -293,7 +300,9 @@ export class LeaderElector {
       deadline.stop();
     }
   }
+  //#endregion poll-renew
 
+  //#region release
   // release: clear the holder so another candidate may take over at once.
   async #release(): Promise<boolean> {
     const deadline = deadlineSignal(this.#clock, this.#renewDeadline);
@@ -333,7 +342,9 @@ export class LeaderElector {
       deadline.stop();
     }
   }
+  //#endregion release
 
+  //#region try-acquire-or-renew
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const now = this.#clock.now();
     const desired: LeaderElectionRecord = {
@@ -398,11 +409,14 @@ export class LeaderElector {
     this.#setObservedRecord(desired);
     return true;
   }
+  //#endregion try-acquire-or-renew
 
+  //#region lease-valid
   #isLeaseValid(now: number): boolean {
     const seconds = this.#observedRecord?.leaseDurationSeconds ?? 0;
     return this.#observedTime + seconds * 1000 > now;
   }
+  //#endregion lease-valid
 
   #setObservedRecord(record: LeaderElectionRecord): void {
     this.#observedRecord = record;
@@ -429,6 +443,7 @@ export class LeaderElector {
  * @category Leader election
  */
 export class LeaderElectionLostError extends Error {
+  /** Always `'LeaderElectionLostError'`. */
   override readonly name = 'LeaderElectionLostError';
   /** The elector's name from its config (`''` if unset). */
   readonly electionName: string;

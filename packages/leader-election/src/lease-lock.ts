@@ -162,6 +162,7 @@ export class LeaseLock implements ResourceLock {
     this.#lease = await this.#client.create(lease, { signal });
   }
 
+  //#region lease-update
   async update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
     const cached = this.#lease;
     if (cached === undefined) throw new Error('lease not initialized, call get or create first');
@@ -175,6 +176,7 @@ export class LeaseLock implements ResourceLock {
     }
     this.#lease = await this.#client.update(lease, { signal });
   }
+  //#endregion lease-update
 
   recordEvent(message: string): void {
     const recorder = this.#config.eventRecorder;
