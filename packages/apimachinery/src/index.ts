@@ -14,6 +14,7 @@
 
 // Time
 export { FakeClock, RealClock, realClock } from './clock.js';
+export { parseDuration } from './duration.js';
 export type { Clock, PassiveClock, Ticker, Timer } from './clock.js';
 
 // Objects, their metadata and owners

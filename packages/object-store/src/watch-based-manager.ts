@@ -114,13 +114,9 @@ class ObjectCacheItem<T> {
 
   // One run at a time: a restarted reflector waits for the stopped run to end.
   #startReflector(): void {
+    if (this.parent.aborted) return;
     const stop = this.#stop;
-    const onParentAbort = (): void => stop.abort();
-    if (this.parent.aborted) stop.abort();
-    else this.parent.addEventListener('abort', onParentAbort, { once: true });
-    this.#running = this.#running
-      .then(() => this.reflector.run(stop.signal))
-      .finally(() => this.parent.removeEventListener('abort', onParentAbort));
+    this.#running = this.#running.then(() => this.reflector.run(stop.signal));
     this.track(this.#running);
   }
 }
@@ -178,7 +174,15 @@ export class ObjectCache<T> implements Store<T> {
     this.#maxIdleTime = Math.max(opts.maxIdleTime, minIdleTime);
     if (opts.signal.aborted) return;
     const ticker = this.#clock.newTicker(60_000, () => this.#recycleIdleWatches());
-    opts.signal.addEventListener('abort', () => ticker.stop(), { once: true });
+    // One listener for the whole cache, however many objects it watches.
+    opts.signal.addEventListener(
+      'abort',
+      () => {
+        ticker.stop();
+        for (const item of this.#items.values()) item.stop();
+      },
+      { once: true },
+    );
   }
 
   addReference(namespace: string, name: string): void {

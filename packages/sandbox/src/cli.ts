@@ -5,12 +5,13 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { startSandbox } from './sandbox.js';
 
-const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--insecure-http] [--history-window N]
+const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--insecure-http] [--history-window N] [--nodes N]
 
   --port N              port on 127.0.0.1 (default 6443; 0 picks a free one)
   --kubeconfig-out FILE where to write the kubeconfig (default .kcm-ts/kubeconfig)
   --insecure-http       serve plain HTTP instead of HTTPS
   --history-window N    changes kept for watch resume before 410 Expired (default 10000)
+  --nodes N             simulated nodes that run pods (default 1; 0 leaves pods Pending)
   -h, --help            show this help`;
 
 function fail(message: string): never {
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
         'kubeconfig-out': { type: 'string' },
         'insecure-http': { type: 'boolean' },
         'history-window': { type: 'string' },
+        nodes: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
   }
   const port = integer('port', values.port, 0, 65535) ?? 6443;
   const historyWindow = integer('history-window', values['history-window'], 1, 10_000_000);
+  const nodes = integer('nodes', values.nodes, 0, 100) ?? 1;
   const kubeconfigOut = path.resolve(
     values['kubeconfig-out'] ?? path.join('.kcm-ts', 'kubeconfig'),
   );
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
     port,
     ...(values['insecure-http'] ? { insecureHttp: true } : {}),
     ...(historyWindow !== undefined ? { historyWindow } : {}),
+    nodes,
   }).catch((err: unknown) => {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE')

@@ -12,6 +12,7 @@
 export { FaultLab } from './faults.js';
 export type { FailureKind, FaultFilter, RequestCounts } from './faults.js';
 export { startSandbox } from './sandbox.js';
+export { podAnnotations } from './kubelet.js';
 export type { Sandbox, SandboxOptions } from './sandbox.js';
 export { Registry } from './registry.js';
 export type { RegistryOptions, WriteResult } from './registry.js';

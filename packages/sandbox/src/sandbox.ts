@@ -2,6 +2,7 @@
 // on 127.0.0.1 in front of it, the certificates and token its clients need,
 // and in-process clients for tests that want no sockets at all.
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -11,7 +12,10 @@ import { inProcessClient } from './in-process-client.js';
 import { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
 import { Registry } from './registry.js';
 import { FaultLab } from './faults.js';
+import { EventRecorder } from './events.js';
+import { SimulatedScheduler } from './scheduler.js';
 import { apiHandler } from './server.js';
+import { SimulatedNode } from './simulated-node.js';
 import { makeCertificates } from './tls.js';
 
 /**
@@ -34,6 +38,15 @@ export interface SandboxOptions {
   bookmarkInterval?: number;
   /** Called after every HTTP request is answered. */
   onRequest?: (method: string, url: string, code: number) => void;
+  /**
+   * How many simulated nodes run pods (`node-1`, `node-2`, ...), with a
+   * scheduler that binds pending pods to them. Default 0: pods stay Pending.
+   */
+  nodes?: number;
+  /** How long a pod's containers take to start once it can run, in ms (default 1000). Per pod: the annotation `sandbox.kcm-ts.io/start-delay`. */
+  podStartDelay?: number;
+  /** How long a started container takes to become ready, in ms (default 1000). Per pod: `sandbox.kcm-ts.io/ready-delay`. */
+  podReadyDelay?: number;
 }
 
 /**
@@ -68,6 +81,8 @@ export interface Sandbox {
    * compaction and request counts, for tests that prove clients survive them.
    */
   readonly faults: FaultLab;
+  /** The names of the simulated nodes, such as `['node-1']`; empty without nodes. */
+  readonly nodes: readonly string[];
   /**
    * Restarts the server with its data, as an API server restart looks to
    * clients: every connection is cut and, until `whileDown` has finished,
@@ -142,6 +157,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       for (const socket of sockets) socket.destroy();
     });
   await listen(opts.port ?? 0);
+  const client = <T extends KubeObject>(group: string, resource: string) =>
+    inProcessClient<T>(registry, registry.resource(group, resource));
+  const cluster = await startNodes(registry, client, opts).catch(async (err: unknown) => {
+    await close();
+    throw err;
+  });
   const port = (server.address() as AddressInfo).port;
   serverAddress = `127.0.0.1:${port}`;
   const url = `${certs ? 'https' : 'http'}://127.0.0.1:${port}`;
@@ -156,10 +177,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     kubeconfig: kubeconfigYaml(params),
     kubeconfigObject: kubeconfigObject(params),
     registry,
-    client: <T extends KubeObject>(group: string, resource: string) =>
-      inProcessClient<T>(registry, registry.resource(group, resource)),
+    client,
     writeKubeconfig: (file: string) => writeKubeconfig(file, params),
     faults,
+    nodes: cluster.nodes,
     async restart(whileDown) {
       if (stopped) throw new Error('the sandbox has stopped');
       await close();
@@ -167,8 +188,56 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       await listen(port);
     },
     stop() {
-      stopped ??= close();
+      stopped ??= cluster.stop().then(close);
       return stopped;
+    },
+  };
+}
+
+/** Starts the simulated nodes and the scheduler, if any nodes were asked for. */
+async function startNodes(
+  registry: Registry,
+  client: <T extends KubeObject>(group: string, resource: string) => ResourceClient<T>,
+  opts: SandboxOptions,
+): Promise<{ nodes: string[]; stop: () => Promise<void> }> {
+  const count = opts.nodes ?? 0;
+  if (!Number.isInteger(count) || count < 0) {
+    throw new RangeError(`nodes must be a whole number of nodes, got ${String(opts.nodes)}`);
+  }
+  if (count === 0) return { nodes: [], stop: () => Promise.resolve() };
+  const abort = new AbortController();
+  // Every node's informers, managers and timers listen to this one signal.
+  setMaxListeners(20 * (count + 1), abort.signal);
+  const clock = registry.clock;
+  const events = new EventRecorder(client('', 'events'), clock);
+  const nodes = Array.from(
+    { length: count },
+    (_, i) =>
+      new SimulatedNode(
+        {
+          name: `node-${i + 1}`,
+          index: i + 1,
+          client,
+          clock,
+          events,
+          podStartDelay: opts.podStartDelay ?? 1_000,
+          podReadyDelay: opts.podReadyDelay ?? 1_000,
+        },
+        abort.signal,
+      ),
+  );
+  for (const node of nodes) await node.register();
+  const names = nodes.map((n) => n.name);
+  const scheduler = new SimulatedScheduler(client, registry, () => names, events, clock);
+  const running = Promise.all([
+    ...nodes.map((n) => n.run(abort.signal)),
+    scheduler.run(abort.signal),
+  ]);
+  return {
+    nodes: names,
+    async stop() {
+      abort.abort();
+      await running;
     },
   };
 }

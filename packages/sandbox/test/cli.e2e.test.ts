@@ -79,6 +79,12 @@ describe('kcm-ts-sandbox', () => {
       'namespace/kube-public',
       'namespace/kube-system',
     ]);
+    // One simulated node by default.
+    const nodes = spawnSync('kubectl', ['--kubeconfig', kubeconfig, 'get', 'nodes', '-o', 'name'], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: dir },
+    });
+    expect(nodes.stdout).toBe('node/node-1\n');
 
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
@@ -88,6 +94,7 @@ describe('kcm-ts-sandbox', () => {
     [['--port', 'http'], '--port must be an integer from 0 to 65535, got "http"'],
     [['--history-window', '0'], '--history-window must be an integer from 1 to 10000000, got "0"'],
     [['--bogus'], "Unknown option '--bogus'"],
+    [['--nodes', 'two'], '--nodes must be an integer from 0 to 100, got "two"'],
   ])('rejects %j with a clear message and exit code 2', async (args, message) => {
     const child = start(args);
     let err = '';

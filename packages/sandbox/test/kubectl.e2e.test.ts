@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/index.js';
 import type { Sandbox } from '../src/index.js';
+import { kubectlRunner, table, type KubectlRunner } from './kubectl-helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
@@ -15,47 +16,8 @@ let sandbox: Sandbox;
 let dir: string;
 let kubeconfig: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function kubectl(args: string[], opts: { input?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'kubectl',
-      ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'cache'), ...args],
-      {
-        env: { ...process.env, HOME: dir, KUBECONFIG: kubeconfig },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
-  });
-}
-
-async function ok(args: string[], opts: { input?: string } = {}): Promise<string> {
-  const run = await kubectl(args, opts);
-  if (run.code !== 0)
-    throw new Error(
-      `kubectl ${args.join(' ')} exited ${String(run.code)}:\n${run.stderr}${run.stdout}`,
-    );
-  return run.stdout;
-}
-
-/** The table kubectl printed, as rows of cells split on runs of spaces. */
-const table = (out: string): string[][] =>
-  out
-    .trim()
-    .split('\n')
-    .map((line) => line.trim().split(/\s{2,}/));
+let kubectl: KubectlRunner['kubectl'];
+let ok: KubectlRunner['ok'];
 
 const manifest = `apiVersion: v1
 kind: Namespace
@@ -95,6 +57,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'kcm-ts-kubectl-'));
   kubeconfig = path.join(dir, 'kubeconfig');
   await sandbox.writeKubeconfig(kubeconfig);
+  ({ kubectl, ok } = kubectlRunner(kubeconfig, dir));
   await writeFile(path.join(dir, 'demo.yaml'), manifest);
 });
 

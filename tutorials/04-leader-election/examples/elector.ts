@@ -9,19 +9,17 @@
 // durations such as 15s or 500ms (defaults 15s, 10s, 2s).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseDuration } from '@kcm-ts/apimachinery';
 import { createClient } from '@kcm-ts/client';
 import { LeaseLock, LeaderElector } from '@kcm-ts/leader-election';
 
-/** A Go duration with one unit (`500ms`, `1.5s`, `2m`, `1h`) in milliseconds. */
-export function parseDuration(flag: string, text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text);
-  if (m === null) {
-    throw new Error(
-      `invalid value "${text}" for flag --${flag}: expected a duration such as 15s or 500ms`,
-    );
+/** A flag's Go duration in milliseconds, or pflag's error naming the flag. */
+function durationFlag(flag: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new Error(`invalid argument "${text}" for "--${flag}" flag: ${(err as Error).message}`);
   }
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(m[1]) * unit;
 }
 
 function parseFlags(argv: string[]) {
@@ -39,7 +37,7 @@ function parseFlags(argv: string[]) {
     },
   });
   const duration = (flag: keyof typeof values & `leader-elect-${string}`) =>
-    parseDuration(flag, values[flag]);
+    durationFlag(flag, values[flag]);
   return {
     // A relative path is relative to where npm was run, not to this workspace.
     kubeconfig:

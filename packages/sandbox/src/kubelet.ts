@@ -1,0 +1,660 @@
+// The simulated kubelet: it runs no containers, but moves each pod bound to
+// its node through the states a real kubelet reports (pkg/kubelet/kubelet.go
+// syncPod, pkg/kubelet/kubelet_pods.go generateAPIPodStatus), using the
+// kubelet's object managers for the Secrets and ConfigMaps the pods need.
+import {
+  isConflict,
+  isDeletedFinalStateUnknown,
+  isNotFound,
+  metaNamespaceKeyFunc,
+  parseDuration,
+  type Clock,
+  type KubeObject,
+  type ResourceClient,
+  type Timer,
+} from '@kcm-ts/apimachinery';
+import { ListWatch, SharedIndexInformer } from '@kcm-ts/informer';
+import { newConfigMapManager, newSecretManager, type StoppableManager } from '@kcm-ts/object-store';
+import type {
+  ConfigMap,
+  Container,
+  ContainerStatus,
+  Pod,
+  PodCondition,
+  PodStatus,
+  Secret,
+} from 'kubernetes-types/core/v1.js';
+import type { EventRecorder } from './events.js';
+
+/**
+ * Annotations a pod may carry to steer the simulated kubelet.
+ *
+ * @category Simulated node
+ */
+export const podAnnotations = {
+  /** How long the containers take to start once the pod can run (a Go duration). */
+  startDelay: 'sandbox.kcm-ts.io/start-delay',
+  /** How long a started container takes to become ready (a Go duration). */
+  readyDelay: 'sandbox.kcm-ts.io/ready-delay',
+  /** The containers exit with code 1 this long after each start (a Go duration). */
+  crashAfter: 'sandbox.kcm-ts.io/crash-after',
+} as const;
+
+/** The tags of images that fail to pull: `nginx:bad`, `example.com/app:fail`. */
+const failingTags = new Set(['bad', 'fail']);
+
+/** How often a pod that cannot start is looked at again. */
+const retryPeriod = 2_000;
+
+/** The kubelet's back-off for image pulls and crashed containers: 10 s doubling up to 5 min. */
+const backoff = (failures: number): number => Math.min(10_000 * 2 ** (failures - 1), 300_000);
+
+/** What the kubelet remembers about one pod between syncs. */
+interface PodState {
+  uid: string;
+  pod: Pod;
+  startTime: string;
+  podIP: string;
+  /** When the containers started (last restart included); undefined until they have. */
+  startedAt?: number | undefined;
+  /** When they may start, once nothing stops them. */
+  startAt?: number | undefined;
+  restartCount: number;
+  /** A crashed container waits until then before its restart. */
+  crashLoopUntil?: number | undefined;
+  lastTermination?: { exitCode: number; startedAt: number; finishedAt: number } | undefined;
+  failed: boolean;
+  pullFailures: number;
+  /** ErrImagePull shows until then, ImagePullBackOff after it. */
+  pullErrorUntil: number;
+  pullBackoffUntil: number;
+  deleting: boolean;
+  timers: Timer[];
+  /** Event reasons already recorded, so a retry does not repeat them. */
+  recorded: Set<string>;
+}
+
+/** Options of {@link SimulatedKubelet}. */
+export interface KubeletOptions {
+  nodeName: string;
+  /** In-process clients of the sandbox. */
+  client: <T extends KubeObject>(group: string, resource: string) => ResourceClient<T>;
+  clock: Clock;
+  events: EventRecorder;
+  /** The first three octets of this node's pod IPs, such as `10.244.1`. */
+  podSubnet: string;
+  hostIP: string;
+  podStartDelay: number;
+  podReadyDelay: number;
+}
+
+const iso = (ms: number): string =>
+  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+/** A tag at the end of an image reference, not a registry port. */
+function imageTag(image: string): string | undefined {
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  const at = last.indexOf('@');
+  const name = at >= 0 ? last.slice(0, at) : last;
+  const colon = name.lastIndexOf(':');
+  return colon >= 0 ? name.slice(colon + 1) : undefined;
+}
+
+/** Docker Hub's defaults, as the container runtime reports image names. */
+function fullImageName(image: string): string {
+  const first = image.split('/')[0]!;
+  const hasRegistry =
+    image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  let name = hasRegistry ? image : `docker.io/${image.includes('/') ? '' : 'library/'}${image}`;
+  if (imageTag(name) === undefined && !name.includes('@')) name += ':latest';
+  return name;
+}
+
+function hex(seed: string, length: number): string {
+  let h = 0x811c9dc5;
+  let out = '';
+  while (out.length < length) {
+    for (const ch of seed + out.length) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+    out += h.toString(16).padStart(8, '0');
+  }
+  return out.slice(0, length);
+}
+
+/** Why a container cannot be created yet, and whether it is a volume (still ContainerCreating). */
+interface ConfigProblem {
+  reason: 'CreateContainerConfigError' | 'ContainerCreating';
+  message: string;
+  event: { reason: string; message: string };
+}
+
+/**
+ * One simulated kubelet: watches the pods bound to its node and reports
+ * their lives through the pods' status, as a real kubelet would.
+ */
+export class SimulatedKubelet {
+  readonly #opts: KubeletOptions;
+  readonly #pods: ResourceClient<Pod>;
+  readonly #informer: SharedIndexInformer<Pod>;
+  readonly #secrets: StoppableManager<Secret>;
+  readonly #configMaps: StoppableManager<ConfigMap>;
+  readonly #states = new Map<string, PodState>();
+  readonly #pending = new Set<string>();
+  #chain: Promise<void> = Promise.resolve();
+  #nextIP = 2;
+  #stopped = false;
+
+  constructor(opts: KubeletOptions, signal: AbortSignal) {
+    this.#opts = opts;
+    this.#pods = opts.client<Pod>('', 'pods');
+    const onThisNode = ListWatch.filtered(this.#pods, (o) => {
+      o.fieldSelector = `spec.nodeName=${opts.nodeName}`;
+    });
+    this.#informer = new SharedIndexInformer<Pod>(onThisNode, {
+      clock: opts.clock,
+      objectDescription: `pods on ${opts.nodeName}`,
+    });
+    const enqueue = (obj: Pod | { key: string }): void => {
+      this.#enqueue(isDeletedFinalStateUnknown(obj) ? obj.key : metaNamespaceKeyFunc(obj));
+    };
+    this.#informer.addEventHandler({
+      onAdd: enqueue,
+      onUpdate: (_old, pod) => enqueue(pod),
+      onDelete: enqueue,
+    });
+    const managed = { strategy: 'Watch' as const, signal, clock: opts.clock };
+    this.#secrets = newSecretManager(opts.client<Secret>('', 'secrets'), managed);
+    this.#configMaps = newConfigMapManager(opts.client<ConfigMap>('', 'configmaps'), managed);
+  }
+
+  /** Runs until `signal` aborts; resolves once everything has stopped. */
+  async run(signal: AbortSignal): Promise<void> {
+    const informer = this.#informer.run(signal);
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    this.#stopped = true;
+    for (const state of this.#states.values()) this.#clearTimers(state);
+    await informer;
+    await this.#chain;
+    await Promise.all([this.#secrets.stopped(), this.#configMaps.stopped()]);
+  }
+
+  #enqueue(key: string): void {
+    if (this.#stopped || this.#pending.has(key)) return;
+    this.#pending.add(key);
+    this.#chain = this.#chain.then(async () => {
+      this.#pending.delete(key);
+      if (this.#stopped) return;
+      try {
+        await this.#sync(key);
+      } catch (err) {
+        // A failed sync is retried, as the kubelet's pod workers do.
+        if (!isConflict(err))
+          process.emitWarning(`kubelet ${this.#opts.nodeName}: syncing ${key}: ${String(err)}`);
+        this.#after(key, retryPeriod);
+      }
+    });
+  }
+
+  #after(key: string, ms: number): void {
+    const state = this.#states.get(key);
+    const timer = this.#opts.clock.afterFunc(Math.max(0, ms), () => this.#enqueue(key));
+    state?.timers.push(timer);
+  }
+
+  #clearTimers(state: PodState): void {
+    for (const t of state.timers) t.stop();
+    state.timers = [];
+  }
+
+  #forget(key: string): void {
+    const state = this.#states.get(key);
+    if (state === undefined) return;
+    this.#clearTimers(state);
+    this.#secrets.unregisterPod(state.pod);
+    this.#configMaps.unregisterPod(state.pod);
+    this.#states.delete(key);
+  }
+
+  async #sync(key: string): Promise<void> {
+    const pod = this.#informer.getStore().getByKey(key);
+    const uid = pod?.metadata?.uid ?? '';
+    if (pod === undefined || this.#states.get(key)?.uid !== uid) this.#forget(key);
+    if (pod === undefined) return;
+    const now = this.#opts.clock.now();
+    let state = this.#states.get(key);
+    if (state === undefined) {
+      state = {
+        uid,
+        pod,
+        startTime: iso(now),
+        podIP: `${this.#opts.podSubnet}.${this.#nextIP++}`,
+        restartCount: 0,
+        failed: false,
+        pullFailures: 0,
+        pullErrorUntil: 0,
+        pullBackoffUntil: 0,
+        deleting: false,
+        timers: [],
+        recorded: new Set(),
+      };
+      this.#states.set(key, state);
+    }
+    state.pod = pod;
+    this.#clearTimers(state);
+
+    if (pod.metadata?.deletionTimestamp) {
+      await this.#terminate(key, state, pod, now);
+      return;
+    }
+    if (state.failed) return;
+    this.#secrets.registerPod(pod);
+    this.#configMaps.registerPod(pod);
+    const containers = pod.spec?.containers ?? [];
+    const status = await this.#desiredStatus(key, state, pod, containers, now);
+    if (JSON.stringify(status) !== JSON.stringify(pod.status ?? {})) {
+      await this.#pods.inNamespace(pod.metadata?.namespace ?? '').updateStatus({ ...pod, status });
+    }
+  }
+
+  async #terminate(key: string, state: PodState, pod: Pod, now: number): Promise<void> {
+    if (!state.deleting) {
+      state.deleting = true;
+      for (const c of pod.spec?.containers ?? []) {
+        this.#record(
+          state,
+          pod,
+          'Normal',
+          'Killing',
+          `Stopping container ${c.name}`,
+          `Killing/${c.name}`,
+        );
+      }
+    }
+    const due = Date.parse(pod.metadata!.deletionTimestamp!);
+    if (now < due) {
+      this.#after(key, due - now);
+      return;
+    }
+    try {
+      await this.#pods.inNamespace(pod.metadata?.namespace ?? '').delete(pod.metadata?.name ?? '', {
+        gracePeriodSeconds: 0,
+        preconditions: { uid: state.uid },
+      });
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+  }
+
+  #delay(pod: Pod, annotation: string, fallback: number): number {
+    const text = pod.metadata?.annotations?.[annotation];
+    if (text === undefined) return fallback;
+    try {
+      return Math.max(0, parseDuration(text));
+    } catch {
+      return fallback; // a bad annotation is ignored, as a real kubelet ignores unknown ones
+    }
+  }
+
+  async #desiredStatus(
+    key: string,
+    state: PodState,
+    pod: Pod,
+    containers: Container[],
+    now: number,
+  ): Promise<PodStatus> {
+    const waiting = (reason: string, message?: string): ContainerStatus['state'] => ({
+      waiting: { reason, ...(message !== undefined ? { message } : {}) },
+    });
+
+    // Images first: nothing runs without them.
+    const badImage = containers.find((c) => failingTags.has(imageTag(c.image ?? '') ?? ''));
+    if (badImage !== undefined && state.startedAt === undefined) {
+      const image = badImage.image ?? '';
+      if (now >= state.pullBackoffUntil) {
+        state.pullFailures++;
+        state.pullErrorUntil = now + 1_000;
+        state.pullBackoffUntil = now + backoff(state.pullFailures);
+        this.#record(state, pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
+      }
+      let shown: ContainerStatus['state'];
+      if (now < state.pullErrorUntil) {
+        const message = `Failed to pull image "${image}": rpc error: code = NotFound desc = failed to pull and unpack image "${fullImageName(image)}": not found`;
+        this.#record(state, pod, 'Warning', 'Failed', message);
+        this.#record(state, pod, 'Warning', 'Failed', 'Error: ErrImagePull');
+        shown = waiting('ErrImagePull', message);
+        this.#after(key, state.pullErrorUntil - now); // then the back-off shows
+      } else {
+        const message = `Back-off pulling image "${image}"`;
+        this.#record(state, pod, 'Normal', 'BackOff', message);
+        this.#record(state, pod, 'Warning', 'Failed', 'Error: ImagePullBackOff');
+        shown = waiting('ImagePullBackOff', message);
+        this.#after(key, state.pullBackoffUntil - now);
+      }
+      return this.#status(state, pod, containers, now, (c) =>
+        c === badImage ? shown : waiting('ContainerCreating'),
+      );
+    }
+
+    if (state.startedAt === undefined) {
+      const problem = await this.#configProblem(pod, containers);
+      if (problem !== undefined) {
+        this.#record(state, pod, 'Warning', problem.event.reason, problem.event.message);
+        this.#after(key, retryPeriod);
+        return this.#status(state, pod, containers, now, () =>
+          waiting(
+            problem.reason,
+            problem.reason === 'ContainerCreating' ? undefined : problem.message,
+          ),
+        );
+      }
+      state.startAt ??= now + this.#delay(pod, podAnnotations.startDelay, this.#opts.podStartDelay);
+      if (now < state.startAt) {
+        this.#after(key, state.startAt - now);
+        return this.#status(state, pod, containers, now, () => waiting('ContainerCreating'));
+      }
+      state.startedAt = state.startAt;
+      this.#started(state, pod, containers);
+    }
+
+    // Running: crash, back off, restart.
+    const crashAfter = this.#delay(pod, podAnnotations.crashAfter, Infinity);
+    if (state.crashLoopUntil === undefined && state.startedAt + crashAfter <= now) {
+      const finishedAt = state.startedAt + crashAfter;
+      state.lastTermination = { exitCode: 1, startedAt: state.startedAt, finishedAt };
+      if (pod.spec?.restartPolicy === 'Never') {
+        state.failed = true;
+        return this.#status(state, pod, containers, now, () => ({
+          terminated: {
+            exitCode: 1,
+            reason: 'Error',
+            startedAt: iso(state.lastTermination!.startedAt),
+            finishedAt: iso(finishedAt),
+          },
+        }));
+      }
+      state.restartCount++;
+      state.crashLoopUntil = finishedAt + backoff(state.restartCount);
+    }
+    if (state.crashLoopUntil !== undefined) {
+      if (now < state.crashLoopUntil) {
+        const wait = Math.round(backoff(state.restartCount) / 1000);
+        this.#record(
+          state,
+          pod,
+          'Warning',
+          'BackOff',
+          'Back-off restarting failed container',
+          `BackOff/${state.restartCount}`,
+        );
+        this.#after(key, state.crashLoopUntil - now);
+        return this.#status(state, pod, containers, now, (c) =>
+          waiting(
+            'CrashLoopBackOff',
+            `back-off ${wait}s restarting failed container=${c.name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${state.uid})`,
+          ),
+        );
+      }
+      state.startedAt = state.crashLoopUntil;
+      state.crashLoopUntil = undefined;
+      this.#started(state, pod, containers, `/${state.restartCount}`);
+    }
+    const readyAt =
+      state.startedAt + this.#delay(pod, podAnnotations.readyDelay, this.#opts.podReadyDelay);
+    if (now < readyAt) this.#after(key, readyAt - now);
+    if (state.startedAt + crashAfter > now && Number.isFinite(crashAfter)) {
+      this.#after(key, state.startedAt + crashAfter - now);
+    }
+    return this.#status(
+      state,
+      pod,
+      containers,
+      now,
+      () => ({ running: { startedAt: iso(state.startedAt!) } }),
+      now >= readyAt,
+    );
+  }
+
+  #started(state: PodState, pod: Pod, containers: Container[], attempt = ''): void {
+    for (const c of containers) {
+      const image = c.image ?? '';
+      this.#record(
+        state,
+        pod,
+        'Normal',
+        'Pulled',
+        `Container image "${image}" already present on machine`,
+        `Pulled/${c.name}${attempt}`,
+      );
+      this.#record(
+        state,
+        pod,
+        'Normal',
+        'Created',
+        `Created container ${c.name}`,
+        `Created/${c.name}${attempt}`,
+      );
+      this.#record(
+        state,
+        pod,
+        'Normal',
+        'Started',
+        `Started container ${c.name}`,
+        `Started/${c.name}${attempt}`,
+      );
+    }
+  }
+
+  /** The first referenced Secret or ConfigMap that is missing, as the kubelet reports it. */
+  async #configProblem(pod: Pod, containers: Container[]): Promise<ConfigProblem | undefined> {
+    const ns = pod.metadata?.namespace ?? '';
+    const lookup = async (
+      kind: 'configmap' | 'secret',
+      name: string,
+    ): Promise<KubeObject | string> => {
+      const manager = kind === 'secret' ? this.#secrets : this.#configMaps;
+      try {
+        return await manager.getObject(ns, name);
+      } catch (err) {
+        return isNotFound(err)
+          ? `${kind} "${name}" not found`
+          : `failed to get ${kind} "${name}": ${(err as Error).message}`;
+      }
+    };
+    // Volumes are mounted before containers are created: the pod stays ContainerCreating.
+    for (const v of pod.spec?.volumes ?? []) {
+      const refs: ['configmap' | 'secret', string, boolean][] = [];
+      if (v.configMap)
+        refs.push(['configmap', v.configMap.name ?? '', v.configMap.optional === true]);
+      if (v.secret) refs.push(['secret', v.secret.secretName ?? '', v.secret.optional === true]);
+      for (const s of v.projected?.sources ?? []) {
+        if (s.configMap)
+          refs.push(['configmap', s.configMap.name ?? '', s.configMap.optional === true]);
+        if (s.secret) refs.push(['secret', s.secret.name ?? '', s.secret.optional === true]);
+      }
+      for (const [kind, name, optional] of refs) {
+        if (optional || name === '') continue;
+        const got = await lookup(kind, name);
+        if (typeof got === 'string') {
+          const message = `MountVolume.SetUp failed for volume "${v.name}" : ${got}`;
+          return {
+            reason: 'ContainerCreating',
+            message,
+            event: { reason: 'FailedMount', message },
+          };
+        }
+      }
+    }
+    for (const c of containers) {
+      for (const from of c.envFrom ?? []) {
+        const ref = from.configMapRef ?? from.secretRef;
+        if (ref === undefined || ref.optional === true) continue;
+        const got = await lookup(from.configMapRef ? 'configmap' : 'secret', ref.name ?? '');
+        if (typeof got === 'string') return configError(got);
+      }
+      for (const env of c.env ?? []) {
+        const cm = env.valueFrom?.configMapKeyRef;
+        const sec = env.valueFrom?.secretKeyRef;
+        const ref = cm ?? sec;
+        if (ref === undefined || ref.optional === true) continue;
+        const kind = cm ? 'configmap' : 'secret';
+        const got = await lookup(kind, ref.name ?? '');
+        if (typeof got === 'string') return configError(got);
+        const data = {
+          ...(got as { data?: Record<string, string> }).data,
+          ...(got as { binaryData?: Record<string, string> }).binaryData,
+        };
+        if (!(ref.key in data)) {
+          return configError(
+            `couldn't find key ${ref.key} in ${cm ? 'ConfigMap' : 'Secret'} ${ns}/${ref.name}`,
+          );
+        }
+      }
+    }
+    return undefined;
+  }
+
+  #status(
+    state: PodState,
+    pod: Pod,
+    containers: Container[],
+    now: number,
+    containerState: (c: Container) => ContainerStatus['state'],
+    ready = false,
+  ): PodStatus {
+    const previous = pod.status?.conditions ?? [];
+    const condition = (
+      type: string,
+      ok: boolean,
+      reason?: string,
+      message?: string,
+    ): PodCondition => {
+      const old = previous.find((c) => c.type === type);
+      const status = ok ? 'True' : 'False';
+      return {
+        type,
+        status,
+        lastProbeTime: null as unknown as string,
+        lastTransitionTime:
+          old?.status === status && old.lastTransitionTime ? old.lastTransitionTime : iso(now),
+        ...(reason !== undefined ? { reason } : {}),
+        ...(message !== undefined ? { message } : {}),
+      };
+    };
+    const statuses: ContainerStatus[] = containers.map((c) => {
+      const s = containerState(c) ?? {};
+      const running = s.running !== undefined;
+      const term = state.lastTermination;
+      return {
+        name: c.name,
+        image: c.image ?? '',
+        imageID:
+          running || s.terminated
+            ? `${fullImageName(c.image ?? '')}@sha256:${hex(c.image ?? '', 64)}`
+            : '',
+        ...(running || s.terminated
+          ? {
+              containerID: `containerd://${hex(`${state.uid}/${c.name}/${state.restartCount}`, 64)}`,
+            }
+          : {}),
+        ready: running && ready,
+        started: running,
+        restartCount: state.restartCount,
+        state: s,
+        lastState:
+          term === undefined || s.terminated
+            ? {}
+            : {
+                terminated: {
+                  exitCode: term.exitCode,
+                  reason: 'Error',
+                  startedAt: iso(term.startedAt),
+                  finishedAt: iso(term.finishedAt),
+                },
+              },
+      };
+    });
+    const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
+    const allReady = unready.length === 0 && statuses.length > 0;
+    const notReadyMessage = `containers with unready status: [${unready.join(' ')}]`;
+    const phase = state.failed
+      ? 'Failed'
+      : statuses.some((s) => s.state?.running || s.lastState?.terminated) &&
+          state.startedAt !== undefined
+        ? 'Running'
+        : 'Pending';
+    return {
+      phase,
+      conditions: [
+        condition('PodReadyToStartContainers', true),
+        condition('Initialized', true),
+        condition(
+          'Ready',
+          allReady,
+          allReady ? undefined : state.failed ? 'PodFailed' : 'ContainersNotReady',
+          allReady || state.failed ? undefined : notReadyMessage,
+        ),
+        condition(
+          'ContainersReady',
+          allReady,
+          allReady ? undefined : state.failed ? 'PodFailed' : 'ContainersNotReady',
+          allReady || state.failed ? undefined : notReadyMessage,
+        ),
+        condition('PodScheduled', true),
+      ],
+      hostIP: this.#opts.hostIP,
+      hostIPs: [{ ip: this.#opts.hostIP }],
+      podIP: state.podIP,
+      podIPs: [{ ip: state.podIP }],
+      startTime: state.startTime,
+      containerStatuses: statuses,
+      qosClass: qosClass(pod),
+    };
+  }
+
+  /** Records an event once per `once` key (the reason by default). */
+  #record(
+    state: PodState,
+    pod: Pod,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    once = `${reason}/${message}`,
+  ): void {
+    if (state.recorded.has(once)) return;
+    state.recorded.add(once);
+    this.#opts.events.record(pod, {
+      type,
+      reason,
+      message,
+      component: 'kubelet',
+      host: this.#opts.nodeName,
+    });
+  }
+}
+
+function configError(message: string): ConfigProblem {
+  return {
+    reason: 'CreateContainerConfigError',
+    message,
+    event: { reason: 'Failed', message: `Error: ${message}` },
+  };
+}
+
+/** The pod's QoS class from its containers' requests and limits (pkg/apis/core/helper/qos, GetPodQOS). */
+function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+  const has = (c: Container) =>
+    Object.keys(c.resources?.requests ?? {}).some((r) => r === 'cpu' || r === 'memory') ||
+    Object.keys(c.resources?.limits ?? {}).some((r) => r === 'cpu' || r === 'memory');
+  if (!containers.some(has)) return 'BestEffort';
+  const guaranteed = containers.every((c) =>
+    ['cpu', 'memory'].every((r) => {
+      const limit = c.resources?.limits?.[r];
+      const request = c.resources?.requests?.[r] ?? limit;
+      return limit !== undefined && String(request) === String(limit);
+    }),
+  );
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}

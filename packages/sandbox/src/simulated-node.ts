@@ -1,0 +1,176 @@
+// A simulated node: the Node object a kubelet registers (pkg/kubelet/
+// kubelet_node_status.go, initialNode and setNodeStatus), its heartbeat Lease
+// in kube-node-lease (pkg/kubelet/nodelease), and the kubelet that runs its
+// pods.
+import {
+  isAlreadyExists,
+  isNotFound,
+  type Clock,
+  type KubeObject,
+  type ResourceClient,
+} from '@kcm-ts/apimachinery';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Node } from 'kubernetes-types/core/v1.js';
+import type { EventRecorder } from './events.js';
+import { SimulatedKubelet } from './kubelet.js';
+
+/** How often the kubelet renews its node Lease, and how long the Lease lasts: 10 s and 40 s. */
+const leaseRenewInterval = 10_000;
+const nodeLeaseDurationSeconds = 40;
+
+const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
+const seconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Options of {@link SimulatedNode}. */
+export interface SimulatedNodeOptions {
+  name: string;
+  /** 1 for the first node: picks its addresses. */
+  index: number;
+  client: <T extends KubeObject>(group: string, resource: string) => ResourceClient<T>;
+  clock: Clock;
+  events: EventRecorder;
+  podStartDelay: number;
+  podReadyDelay: number;
+}
+
+/** The Node object of a simulated node, as a kubelet registers and reports it. */
+function nodeObject(name: string, index: number, now: number): Node {
+  const ready = seconds(now);
+  const condition = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    lastHeartbeatTime: ready,
+    lastTransitionTime: ready,
+    reason,
+    message,
+  });
+  const capacity = { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'beta.kubernetes.io/os': 'linux',
+        'beta.kubernetes.io/arch': 'amd64',
+      },
+      annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
+    },
+    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
+    status: {
+      capacity,
+      allocatable: capacity,
+      conditions: [
+        condition(
+          'MemoryPressure',
+          'False',
+          'KubeletHasSufficientMemory',
+          'kubelet has sufficient memory available',
+        ),
+        condition(
+          'DiskPressure',
+          'False',
+          'KubeletHasNoDiskPressure',
+          'kubelet has no disk pressure',
+        ),
+        condition(
+          'PIDPressure',
+          'False',
+          'KubeletHasSufficientPID',
+          'kubelet has sufficient PID available',
+        ),
+        condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+      ],
+      addresses: [
+        { type: 'InternalIP', address: `172.18.0.${index + 1}` },
+        { type: 'Hostname', address: name },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: name,
+        systemUUID: name,
+        bootID: name,
+        kernelVersion: process.platform === 'linux' ? 'sandbox' : process.platform,
+        osImage: 'kcm-ts sandbox',
+        containerRuntimeVersion: 'sandbox://1.0.0',
+        kubeletVersion: 'v1.32.0',
+        kubeProxyVersion: 'v1.32.0',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
+    },
+  };
+}
+
+/** One node of the sandbox: registers itself, keeps its Lease fresh, and runs its pods. */
+export class SimulatedNode {
+  readonly name: string;
+  readonly #opts: SimulatedNodeOptions;
+  readonly #kubelet: SimulatedKubelet;
+
+  constructor(opts: SimulatedNodeOptions, signal: AbortSignal) {
+    this.name = opts.name;
+    this.#opts = opts;
+    this.#kubelet = new SimulatedKubelet(
+      {
+        nodeName: opts.name,
+        client: opts.client,
+        clock: opts.clock,
+        events: opts.events,
+        podSubnet: `10.244.${opts.index}`,
+        hostIP: `172.18.0.${opts.index + 1}`,
+        podStartDelay: opts.podStartDelay,
+        podReadyDelay: opts.podReadyDelay,
+      },
+      signal,
+    );
+  }
+
+  /** Registers the Node (or reports on the one already there) and its Lease. */
+  async register(): Promise<void> {
+    const { client, clock, name, index } = this.#opts;
+    const nodes = client<Node>('', 'nodes');
+    const wanted = nodeObject(name, index, clock.now());
+    let node: Node;
+    try {
+      node = await nodes.create(wanted);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      node = await nodes.get(name);
+    }
+    await nodes.updateStatus({ ...node, status: wanted.status! });
+    await this.#renewLease();
+  }
+
+  /** Runs the kubelet and the heartbeat until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    const ticker = this.#opts.clock.newTicker(leaseRenewInterval, () => {
+      void this.#renewLease().catch(() => {});
+    });
+    signal.addEventListener('abort', () => ticker.stop(), { once: true });
+    await this.#kubelet.run(signal);
+  }
+
+  async #renewLease(): Promise<void> {
+    const { client, clock, name } = this.#opts;
+    const leases = client<Lease>('coordination.k8s.io', 'leases').inNamespace('kube-node-lease');
+    const renewTime = microTime(clock.now());
+    let lease: Lease;
+    try {
+      lease = await leases.get(name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await leases.create({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'kube-node-lease' },
+        spec: { holderIdentity: name, leaseDurationSeconds: nodeLeaseDurationSeconds, renewTime },
+      });
+      return;
+    }
+    await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: name, renewTime } });
+  }
+}

@@ -1,0 +1,73 @@
+// kubectl against a sandbox with a simulated node: a pod applied with
+// kubectl is scheduled, runs and becomes Ready, and its deletion waits for
+// the kubelet.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../src/index.js';
+import { kubectlRunner, table, type KubectlRunner } from './kubectl-helpers.js';
+
+let sandbox: Sandbox;
+let dir: string;
+let ok: KubectlRunner['ok'];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ nodes: 1, podStartDelay: 200, podReadyDelay: 300 });
+  dir = await mkdtemp(path.join(tmpdir(), 'kcm-ts-node-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  await sandbox.writeKubeconfig(kubeconfig);
+  ({ ok } = kubectlRunner(kubeconfig, dir));
+});
+
+afterAll(async () => {
+  await sandbox.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const podManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: hello
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+    - name: app
+      image: nginx:1.27
+`;
+
+describe('kubectl and the simulated node', () => {
+  it('lists a Ready node', async () => {
+    const rows = table(await ok(['get', 'nodes']));
+    expect(rows[0]).toEqual(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION']);
+    expect(rows[1]).toEqual([
+      'node-1',
+      'Ready',
+      '<none>',
+      expect.stringMatching(/^\d+s$/),
+      'v1.32.0',
+    ]);
+  });
+
+  it('runs an applied pod until it is Ready, then deletes it', { timeout: 60_000 }, async () => {
+    expect(await ok(['apply', '-f', '-'], { input: podManifest })).toBe('pod/hello created\n');
+    expect(await ok(['wait', '--for=condition=Ready', 'pod/hello', '--timeout=30s'])).toBe(
+      'pod/hello condition met\n',
+    );
+    const rows = table(await ok(['get', 'pod', 'hello', '-o', 'wide']));
+    expect(rows[1]?.slice(0, 4)).toEqual(['hello', '1/1', 'Running', '0']);
+    expect(rows[1]?.[6]).toBe('node-1');
+    const events = await ok([
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.name=hello',
+      '-o',
+      'jsonpath={.items[*].reason}',
+    ]);
+    expect(events.split(' ')).toEqual(['Scheduled', 'Pulled', 'Created', 'Started']);
+    // kubectl delete waits until the kubelet has finished the graceful deletion.
+    expect(await ok(['delete', 'pod', 'hello'])).toBe('pod "hello" deleted\n');
+    expect(await ok(['get', 'pods', '-o', 'name'])).toBe('');
+  });
+});
