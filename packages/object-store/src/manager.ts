@@ -13,6 +13,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
  *
  * @category Manager
  */
+//#region manager
 export interface Manager<T> {
   /**
    * The object `namespace/name`, fetched or from the cache according to the
@@ -30,6 +31,7 @@ export interface Manager<T> {
   /** Drops the references of `pod`; objects no other pod references are forgotten. */
   unregisterPod(pod: Pod): void;
 }
+//#endregion manager
 
 /**
  * A reference-counted cache of objects: Go's `manager.Store`. An object is
@@ -38,6 +40,7 @@ export interface Manager<T> {
  *
  * @category Manager
  */
+//#region store
 export interface Store<T> {
   /** Adds a reference to `namespace/name`. */
   addReference(namespace: string, name: string): void;
@@ -49,6 +52,7 @@ export interface Store<T> {
    */
   get(namespace: string, name: string): Promise<T>;
 }
+//#endregion store
 
 /**
  * Fetches one object from the API server, as a resource client's

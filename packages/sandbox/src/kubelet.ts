@@ -161,9 +161,12 @@ export class SimulatedKubelet {
       onUpdate: (_old, pod) => enqueue(pod),
       onDelete: enqueue,
     });
+    //#region kubelet-managers
+    // The kubelet's default strategy: one watch per referenced object.
     const managed = { strategy: 'Watch' as const, signal, clock: opts.clock };
     this.#secrets = newSecretManager(opts.client<Secret>('', 'secrets'), managed);
     this.#configMaps = newConfigMapManager(opts.client<ConfigMap>('', 'configmaps'), managed);
+    //#endregion kubelet-managers
   }
 
   /** Runs until `signal` aborts; resolves once everything has stopped. */
@@ -449,6 +452,7 @@ export class SimulatedKubelet {
   /** The first referenced Secret or ConfigMap that is missing, as the kubelet reports it. */
   async #configProblem(pod: Pod, containers: Container[]): Promise<ConfigProblem | undefined> {
     const ns = pod.metadata?.namespace ?? '';
+    //#region kubelet-lookup
     const lookup = async (
       kind: 'configmap' | 'secret',
       name: string,
@@ -462,6 +466,7 @@ export class SimulatedKubelet {
           : `failed to get ${kind} "${name}": ${(err as Error).message}`;
       }
     };
+    //#endregion kubelet-lookup
     // Volumes are mounted before containers are created: the pod stays ContainerCreating.
     for (const v of pod.spec?.volumes ?? []) {
       const refs: ['configmap' | 'secret', string, boolean][] = [];
@@ -609,7 +614,8 @@ export class SimulatedKubelet {
       podIPs: [{ ip: state.podIP }],
       startTime: state.startTime,
       containerStatuses: statuses,
-      qosClass: qosClass(pod),
+      // Set by the API server at creation; the kubelet reports the same.
+      ...(pod.status?.qosClass !== undefined ? { qosClass: pod.status.qosClass } : {}),
     };
   }
 
@@ -640,21 +646,4 @@ function configError(message: string): ConfigProblem {
     message,
     event: { reason: 'Failed', message: `Error: ${message}` },
   };
-}
-
-/** The pod's QoS class from its containers' requests and limits (pkg/apis/core/helper/qos, GetPodQOS). */
-function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  const has = (c: Container) =>
-    Object.keys(c.resources?.requests ?? {}).some((r) => r === 'cpu' || r === 'memory') ||
-    Object.keys(c.resources?.limits ?? {}).some((r) => r === 'cpu' || r === 'memory');
-  if (!containers.some(has)) return 'BestEffort';
-  const guaranteed = containers.every((c) =>
-    ['cpu', 'memory'].every((r) => {
-      const limit = c.resources?.limits?.[r];
-      const request = c.resources?.requests?.[r] ?? limit;
-      return limit !== undefined && String(request) === String(limit);
-    }),
-  );
-  return guaranteed ? 'Guaranteed' : 'Burstable';
 }

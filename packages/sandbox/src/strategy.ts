@@ -222,13 +222,41 @@ const nodes: Strategy = {
   selectableFields: (o) => ({ 'spec.unschedulable': String(obj(o.spec).unschedulable === true) }),
 };
 
+/**
+ * A Secret as stored: type Opaque by default, and `stringData` (write-only)
+ * merged into `data` as base64, overriding keys it shares with it, as the
+ * v1 to internal conversion does (Convert_v1_Secret_To_core_Secret).
+ * Entries that are not strings stay behind for validation to refuse.
+ */
+function prepareSecret(o: Obj): void {
+  if (typeof o.type !== 'string' || o.type === '') o.type = 'Opaque';
+  if (o.stringData === undefined || o.stringData === null) {
+    delete o.stringData;
+    return;
+  }
+  const stringData = obj(o.stringData);
+  const data = { ...obj(o.data) };
+  const invalid: Obj = {};
+  for (const [key, value] of Object.entries(stringData)) {
+    if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
+    else invalid[key] = value;
+  }
+  o.data = data;
+  if (Object.keys(invalid).length > 0) o.stringData = invalid;
+  else delete o.stringData;
+}
+
 const secrets: Strategy = {
   ...base,
-  prepareForCreate(o) {
-    if (typeof o.type !== 'string' || o.type === '') o.type = 'Opaque';
-  },
-  prepareForUpdate(o) {
-    if (typeof o.type !== 'string' || o.type === '') o.type = 'Opaque';
+  prepareForCreate: prepareSecret,
+  prepareForUpdate: prepareSecret,
+  validate(o) {
+    return Object.entries(obj(o.stringData)).map(([key, value]) => ({
+      type: 'FieldValueInvalid' as const,
+      field: `stringData[${key}]`,
+      value,
+      detail: 'must be a string',
+    }));
   },
   selectableFields: (o) => ({ type: str(o.type) }),
 };

@@ -169,6 +169,30 @@ describe('create', () => {
     expect(registry.storage.currentRevision()).toBe(rv);
   });
 
+  it("merges a Secret's stringData into data as base64, never storing it, and refuses non-strings", () => {
+    const { registry } = newRegistry();
+    const secrets = registry.resource('', 'secrets');
+    const created = registry.create(secrets, 'default', {
+      metadata: { name: 'db' },
+      data: { user: Buffer.from('old').toString('base64'), host: 'aG9zdA==' },
+      stringData: { user: 'admin', password: 'pässword' },
+    }) as Any;
+    expect(created.type).toBe('Opaque');
+    expect(created.stringData).toBeUndefined();
+    expect(created.data).toEqual({
+      user: Buffer.from('admin').toString('base64'),
+      host: 'aG9zdA==',
+      password: Buffer.from('pässword', 'utf8').toString('base64'),
+    });
+    const status = caught(() =>
+      registry.create(secrets, 'default', { metadata: { name: 'bad' }, stringData: { n: 1 } }),
+    );
+    expect(status.code).toBe(422);
+    expect(status.message).toBe(
+      'Secret "bad" is invalid: stringData[n]: Invalid value: 1: must be a string',
+    );
+  });
+
   it('insists on six fractional digits in MicroTime fields', () => {
     const { registry } = newRegistry();
     const leases = registry.resource('coordination.k8s.io', 'leases');
