@@ -29,7 +29,8 @@ import {
 import { plain } from './field-errors.js';
 import type { FaultLab } from './faults.js';
 import type { Registry } from './registry.js';
-import { findResource } from './resources.js';
+import { checkFields } from './field-validation.js';
+import { apiVersionOf, findResource } from './resources.js';
 import type { ResourceInfo, Verb } from './resources.js';
 import { parseIncludeObject, toTable, wantsTable } from './table/index.js';
 
@@ -283,6 +284,30 @@ function writeOptions(query: URLSearchParams): {
   return out;
 }
 
+/**
+ * Drops the unknown fields of a written body as `fieldValidation` says (400
+ * when Strict), and adds a Warning header for each under Warn, the default.
+ */
+function validateFields(
+  res: ServerResponse,
+  query: URLSearchParams,
+  apiVersion: string,
+  kind: string,
+  body: unknown,
+  how: { patch?: boolean; apply?: string } = {},
+): void {
+  const warnings = checkFields(apiVersion, kind, body, writeOptions(query).fieldValidation, how);
+  if (warnings.length > 0) {
+    res.setHeader(
+      'Warning',
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
+  }
+}
+
+/** The object a patch describes, for field validation; JSON patches are lists of operations. */
+const patchObject = (patch: Patch): unknown => (patch.type === 'json' ? undefined : patch.body);
+
 function deleteOptions(
   query: URLSearchParams,
   body: unknown,
@@ -486,6 +511,7 @@ export function apiHandler(
       }
       if (method === 'POST') {
         const body = decodeObjectBody(req, await readBody(req), info);
+        validateFields(res, query, apiVersionOf(info), info.kind, body);
         const created = registry.create(info, namespace, body, writeOptions(query));
         return send(res, 201, created);
       }
@@ -511,35 +537,30 @@ export function apiHandler(
     if (subresource === 'scale') {
       if (method === 'GET') return send(res, 200, registry.getScale(info, namespace, name));
       const buf = await readBody(req);
-      if (method === 'PUT')
+      if (method === 'PUT') {
+        const body = decodeObjectBody(req, buf, { ...info, kind: 'Scale' });
+        validateFields(res, query, 'autoscaling/v1', 'Scale', body);
         return send(
           res,
           200,
-          registry.updateScale(
-            info,
-            namespace,
-            name,
-            decodeObjectBody(req, buf, { ...info, kind: 'Scale' }),
-            writeOptions(query),
-          ),
+          registry.updateScale(info, namespace, name, body, writeOptions(query)),
         );
-      if (method === 'PATCH')
+      }
+      if (method === 'PATCH') {
+        const patch = decodePatch(req, buf, query);
+        validateFields(res, query, 'autoscaling/v1', 'Scale', patchObject(patch), { patch: true });
         return send(
           res,
           200,
-          registry.patchScale(
-            info,
-            namespace,
-            name,
-            decodePatch(req, buf, query),
-            writeOptions(query),
-          ),
+          registry.patchScale(info, namespace, name, patch, writeOptions(query)),
         );
+      }
       throw verbNotAllowed(method.toLowerCase(), info);
     }
     if (subresource === 'binding') {
       if (method !== 'POST') throw verbNotAllowed(method.toLowerCase(), info);
       const body = decodeObjectBody(req, await readBody(req), { ...info, kind: 'Binding' });
+      validateFields(res, query, 'v1', 'Binding', body);
       return send(res, 201, registry.bindPod(namespace, name, body));
     }
     if (subresource === 'finalize') {
@@ -571,6 +592,7 @@ export function apiHandler(
       }
       case 'PUT': {
         const body = decodeObjectBody(req, await readBody(req), info);
+        validateFields(res, query, apiVersionOf(info), info.kind, body);
         const out = registry.update(info, namespace, name, body, {
           ...writeOptions(query),
           ...status,
@@ -579,6 +601,10 @@ export function apiHandler(
       }
       case 'PATCH': {
         const patch = decodePatch(req, await readBody(req), query);
+        validateFields(res, query, apiVersionOf(info), info.kind, patchObject(patch), {
+          patch: true,
+          ...(patch.type === 'apply' ? { apply: namespace ? `${namespace}/${name}` : name } : {}),
+        });
         const out = registry.patch(info, namespace, name, patch, {
           ...writeOptions(query),
           ...status,

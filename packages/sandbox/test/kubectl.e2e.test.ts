@@ -238,6 +238,44 @@ describe('kubectl v1.32 against the sandbox', () => {
     expect(created.stderr).toContain('kubectl apply -f');
   });
 
+  it('refuses unknown fields under --validate=strict (the default), warns and drops them otherwise', async () => {
+    const typo = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: typo
+  namespace: demo
+  labelz: {a: b}
+data:
+  k: v
+`;
+    const strict = await kubectl(['apply', '-f', '-'], { input: typo });
+    expect(strict.code).toBe(1);
+    expect(strict.stderr.trim()).toBe(
+      'Error from server (BadRequest): error when creating "STDIN": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.labelz"',
+    );
+    const warned = await kubectl(['apply', '--validate=warn', '-f', '-'], { input: typo });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toBe('Warning: unknown field "metadata.labelz"\n');
+    expect(warned.stdout).toBe('configmap/typo created\n');
+    const stored = JSON.parse(await ok(['get', 'cm', 'typo', '-n', 'demo', '-o', 'json'])) as Json;
+    expect(Object.keys(stored.metadata as Json)).not.toContain('labelz');
+    // kubectl patch sends no fieldValidation: the server's default, Warn, applies.
+    const patched = await kubectl([
+      'patch',
+      'cm',
+      'typo',
+      '-n',
+      'demo',
+      '--type=merge',
+      '-p',
+      '{"dat":{"k":"w"}}',
+    ]);
+    expect(patched.stderr).toBe('Warning: unknown field "dat"\n');
+    expect(patched.code).toBe(0);
+    expect(await ok(['get', 'cm', 'typo', '-n', 'demo', '-o', 'jsonpath={.data.k}'])).toBe('v');
+    expect(await ok(['delete', 'cm', 'typo', '-n', 'demo'])).toBe('configmap "typo" deleted\n');
+  });
+
   it('deletes, waiting until the object is gone, then the namespace with what is left in it', async () => {
     expect(await ok(['delete', 'configmap', 'settings', '-n', 'demo'])).toBe(
       'configmap "settings" deleted\n',
