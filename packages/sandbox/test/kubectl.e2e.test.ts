@@ -273,7 +273,40 @@ data:
     expect(patched.stderr).toBe('Warning: unknown field "dat"\n');
     expect(patched.code).toBe(0);
     expect(await ok(['get', 'cm', 'typo', '-n', 'demo', '-o', 'jsonpath={.data.k}'])).toBe('v');
+    // create -f and replace -f validate the same way.
+    const created = await kubectl(['create', '-f', '-'], { input: typo });
+    expect(created.stderr).toContain('error when creating "STDIN": ConfigMap in version "v1"');
+    const replaced = await kubectl(['replace', '-f', '-'], { input: typo });
+    expect(replaced.code).toBe(1);
+    expect(replaced.stderr.trim()).toBe(
+      'Error from server (BadRequest): error when replacing "STDIN": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.labelz"',
+    );
     expect(await ok(['delete', 'cm', 'typo', '-n', 'demo'])).toBe('configmap "typo" deleted\n');
+  });
+
+  it('applies server-side, and refuses unknown fields there too', async () => {
+    const cm = (value: string, extra = '') => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ssa
+  namespace: demo
+data:
+  k: ${value}
+${extra}`;
+    expect(await ok(['apply', '--server-side', '-f', '-'], { input: cm('one') })).toBe(
+      'configmap/ssa serverside-applied\n',
+    );
+    expect(await ok(['apply', '--server-side', '-f', '-'], { input: cm('two') })).toBe(
+      'configmap/ssa serverside-applied\n',
+    );
+    expect(await ok(['get', 'cm', 'ssa', '-n', 'demo', '-o', 'jsonpath={.data.k}'])).toBe('two');
+    const typo = await kubectl(['apply', '--server-side', '-f', '-'], {
+      input: cm('three', 'dat: {}\n'),
+    });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('.dat: field not declared in schema');
+    expect(await ok(['get', 'cm', 'ssa', '-n', 'demo', '-o', 'jsonpath={.data.k}'])).toBe('two');
+    expect(await ok(['delete', 'cm', 'ssa', '-n', 'demo'])).toBe('configmap "ssa" deleted\n');
   });
 
   it('deletes, waiting until the object is gone, then the namespace with what is left in it', async () => {
