@@ -10,6 +10,11 @@
 // through Node's require(esm), so its CJS consumer is type-checked under node20.
 // A tarball may hold only dist/, src/, README.md, LICENSE, CHANGELOG.md, package.json.
 //
+// SMOKE_CLIENT_NODE=2 runs the same checks with @kubernetes/client-node 2 and the
+// Node 24 it needs (both from the registry): the compatibility run for the peer range
+// `^1.4.0 || ^2.0.0` (`npm run compat:client-node-2`; not part of `npm test`, which
+// runs on Node 20).
+//
 // Usage: node scripts/pack-smoke.mjs   (after `npm run build`; KEEP_SMOKE=1 keeps the temp dir)
 import { spawnSync } from 'node:child_process';
 import {
@@ -28,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const clientNode2 = process.env.SMOKE_CLIENT_NODE === '2';
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const nodeTypes = path.join(root, 'node_modules', '@types');
 const ALLOWED = /^package\/(dist\/.+|src\/.+|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/;
@@ -38,7 +44,8 @@ const CALLS = {
   '@kcm-ts/apimachinery': `typeof new m.FakeClock().now() === 'number'`,
   '@kcm-ts/workqueue': `(async () => { const q = m.newQueue(); q.add('a'); const [item] = await q.get(); q.done(item); q.shutDown(); return item === 'a' && q.len() === 0; })()`,
   '@kcm-ts/sandbox': `(async () => { const s = await m.startSandbox(); const cm = await s.client('', 'configmaps').inNamespace('default').create({ metadata: { name: 'a' } }); await s.stop(); return cm.metadata.resourceVersion === '5'; })()`,
-  '@kcm-ts/client': `m.createClient({ clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }], users: [{ name: 'u', user: {} }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }], 'current-context': 'x' }).defaultNamespace === 'default'`,
+  // A round trip over HTTPS to a sandbox, through the installed client-node.
+  '@kcm-ts/client': `(async () => { const { startSandbox } = await import('@kcm-ts/sandbox'); const s = await startSandbox(); try { const cms = m.createClient(s.kubeconfigObject).configMaps.inNamespace('default'); await cms.create({ metadata: { name: 'a', labels: { x: 'y' } } }); const list = await cms.list({ labelSelector: 'x=y' }); return list.items.length === 1 && list.items[0].metadata.name === 'a'; } finally { await s.stop(); } })()`,
 };
 // The same, typed, for the consumer files that tsc checks (`pkg` is the namespace).
 const TYPED = {
@@ -207,8 +214,13 @@ try {
   const peerNames = [
     ...new Set(packedOk.flatMap((p) => Object.keys(p.pkg.peerDependencies ?? {}))),
   ];
-  const peers = peerNames.map((name) => `${name}@${installedVersion(name)}`);
+  const peers = peerNames.map((name) =>
+    clientNode2 && name === '@kubernetes/client-node'
+      ? `${name}@^2.0.0`
+      : `${name}@${installedVersion(name)}`,
+  );
   if (peerNames.includes('@kubernetes/client-node')) peers.push('@types/ws@8');
+  if (clientNode2) peers.push('node@24');
   const install = (mode) =>
     run(
       'npm',
@@ -223,7 +235,8 @@ try {
       ],
       project,
     );
-  let installed = packedOk.length === 0 ? { ok: true } : install('--offline');
+  let installed =
+    packedOk.length === 0 ? { ok: true } : install(clientNode2 ? '--prefer-online' : '--offline');
   if (!installed.ok) installed = install('--prefer-offline');
   if (!installed.ok) general.push(`npm install of the tarballs failed:\n${installed.out}`);
 
@@ -264,7 +277,11 @@ console.log(JSON.stringify(results));
       ['import', 'smoke.mjs'],
       ['require', 'smoke.cjs'],
     ]) {
-      const r = run(process.execPath, [file], project);
+      // client-node 2 needs Node 24: the one installed in the project.
+      const node = clientNode2
+        ? path.join(project, 'node_modules', '.bin', 'node')
+        : process.execPath;
+      const r = run(node, [file], project);
       let results;
       try {
         results = JSON.parse(
@@ -362,6 +379,6 @@ if (failed > 0 || general.length > 0) {
   process.exitCode = 1;
 } else {
   console.log(
-    `pack-smoke: ${packages.length} packages packed, installed, imported, required and type-checked`,
+    `pack-smoke: ${packages.length} packages packed, installed, imported, required and type-checked${clientNode2 ? ' with @kubernetes/client-node 2 on Node 24' : ''}`,
   );
 }
