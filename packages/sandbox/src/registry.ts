@@ -404,7 +404,11 @@ export class Registry {
     const keyOf = (o: KubeObject): string =>
       storageKey(info.namespaced ? (o.metadata?.namespace ?? '') : '', o.metadata?.name ?? '');
     const selected = snapshot.filter((o) => (!start || keyOf(o) >= start) && matches(o));
-    const limit = opts.limit ?? 0;
+    // kube-apiserver serves resourceVersion "0" from its watch cache, which
+    // returns every match whatever the limit (cacher.go, shouldDelegateList
+    // and GetList); other paginated lists go to etcd, page by page.
+    const fromWatchCache = opts.resourceVersion === '0' && !opts.continue;
+    const limit = fromWatchCache ? 0 : (opts.limit ?? 0);
     const page = limit > 0 ? selected.slice(0, limit) : selected;
     const metadata: ObjectList<KubeObject>['metadata'] = { resourceVersion: String(at) };
     if (limit > 0 && selected.length > limit) {

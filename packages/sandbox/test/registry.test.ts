@@ -409,6 +409,19 @@ describe('list', () => {
     expect(registry.list(pods, '', { fieldSelector: 'spec.nodeName=x' }).items).toEqual([]);
   });
 
+  it('serves a list at resourceVersion "0" whole, ignoring limit, as the watch cache does', () => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    for (const name of ['a', 'b', 'c']) registry.create(cms, 'default', configMap(name));
+    const cached = registry.list(cms, 'default', { resourceVersion: '0', limit: 1 });
+    expect(cached.items.map((o) => o.metadata?.name)).toEqual(['a', 'b', 'c']);
+    expect(cached.metadata.continue).toBeUndefined();
+    // Without resourceVersion "0" the same limit pages.
+    const paged = registry.list(cms, 'default', { limit: 1 });
+    expect(paged.items).toHaveLength(1);
+    expect(paged.metadata.continue).toBeDefined();
+  });
+
   it('pages with limit and continue, consistently at the first page revision', () => {
     const { registry, cms } = seed();
     const first = registry.list(cms, '', { limit: 2 });
