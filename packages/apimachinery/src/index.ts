@@ -15,6 +15,7 @@
 // Time
 export { FakeClock, RealClock, realClock } from './clock.js';
 export { parseDuration } from './duration.js';
+export { formatMicroTime, formatTime, parseMicroTime } from './time.js';
 export type { Clock, PassiveClock, Ticker, Timer } from './clock.js';
 
 // Objects, their metadata and owners

@@ -4,6 +4,8 @@
 // injection and a record of every call.
 import {
   initialEventsEndAnnotation,
+  newInternalError,
+  newTooManyRequests,
   newBadRequest,
   type StatusError,
   newGone,
@@ -237,5 +239,55 @@ export class FakeSource implements ListerWatcher<SourceObj> {
   /** The calls made with `method`. */
   callsOf(method: 'list' | 'watch'): ListOptions[] {
     return this.calls.filter((c) => c.method === method).map((c) => c.opts);
+  }
+}
+
+/** A change or a fault the property tests apply to a {@link FakeSource}. */
+export type SourceOp =
+  | { op: 'add'; name: string; val: number }
+  | { op: 'delete'; name: string }
+  | { op: 'close' | 'expire' | 'compact' | 'internal' | 'tooMany' | 'listError' };
+
+/** The faults of {@link SourceOp}, by name. */
+export const sourceFaults = [
+  'close',
+  'expire',
+  'compact',
+  'internal',
+  'tooMany',
+  'listError',
+] as const;
+
+/** Applies `op` to `source`; returns false for an op that is not a source op. */
+export function applySourceOp(source: FakeSource, op: { op: string }): boolean {
+  const o = op as SourceOp;
+  switch (o.op) {
+    case 'add':
+      source.add(o.name, o.val);
+      return true;
+    case 'delete':
+      source.delete(o.name);
+      return true;
+    case 'close':
+      source.closeWatches();
+      return true;
+    case 'expire':
+      for (const w of source.openWatches()) w.fail(newResourceExpired('expired'));
+      return true;
+    case 'compact':
+      source.compact();
+      source.closeWatches();
+      return true;
+    case 'internal':
+      for (const w of source.openWatches()) w.fail(newInternalError('boom'));
+      return true;
+    case 'tooMany':
+      for (const w of source.openWatches()) w.fail(newTooManyRequests('slow', 1));
+      return true;
+    case 'listError':
+      source.listErrors.push(newInternalError('list failed'));
+      return true;
+    default:
+      return false;
   }
 }

@@ -1,13 +1,7 @@
 // Property of the Reflector: whatever sequence of changes, closed watches,
 // 410s, compactions and failures the source goes through, once the backoffs
 // have run out the store holds exactly the source's live objects.
-import {
-  FakeClock,
-  deletionHandlingMetaNamespaceKeyFunc,
-  newInternalError,
-  newResourceExpired,
-  newTooManyRequests,
-} from '@kcm-ts/apimachinery';
+import { FakeClock, deletionHandlingMetaNamespaceKeyFunc } from '@kcm-ts/apimachinery';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -19,22 +13,14 @@ import {
   type Indexer,
   type ReflectorStore,
 } from '../src/index.js';
-import { FakeSource, type SourceObj } from './fake-source.js';
+import { FakeSource, applySourceOp, sourceFaults, type SourceObj } from './fake-source.js';
 import { flush } from './helpers.js';
 
 const nameArb = fc.constantFrom('a', 'b', 'c', 'd');
 const opArb = fc.oneof(
   fc.record({ op: fc.constant('add' as const), name: nameArb, val: fc.nat(9) }),
   fc.record({ op: fc.constant('delete' as const), name: nameArb }),
-  fc.constantFrom(
-    { op: 'close' as const },
-    { op: 'expire' as const },
-    { op: 'compact' as const },
-    { op: 'internal' as const },
-    { op: 'tooMany' as const },
-    { op: 'listError' as const },
-    { op: 'tick' as const },
-  ),
+  fc.constantFrom(...[...sourceFaults, 'tick' as const].map((op) => ({ op }))),
 );
 
 const view = (objs: SourceObj[]): string[] =>
@@ -97,35 +83,8 @@ describe.each(Object.keys(targets))('Reflector properties into %s', (target) => 
         const done = reflector.run(controller.signal);
         await flush();
         for (const op of ops) {
-          switch (op.op) {
-            case 'add':
-              source.add(op.name, op.val);
-              break;
-            case 'delete':
-              source.delete(op.name);
-              break;
-            case 'close':
-              source.closeWatches();
-              break;
-            case 'expire':
-              for (const w of source.openWatches()) w.fail(newResourceExpired('expired'));
-              break;
-            case 'compact':
-              source.compact();
-              source.closeWatches();
-              break;
-            case 'internal':
-              for (const w of source.openWatches()) w.fail(newInternalError('boom'));
-              break;
-            case 'tooMany':
-              for (const w of source.openWatches()) w.fail(newTooManyRequests('slow', 1));
-              break;
-            case 'listError':
-              source.listErrors.push(newInternalError('list failed'));
-              break;
-            case 'tick':
-              await clock.advance(1000);
-              break;
+          if (!applySourceOp(source, op)) {
+            if (op.op === 'tick') await clock.advance(1000);
           }
           await flush();
         }

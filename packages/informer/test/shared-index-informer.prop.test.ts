@@ -4,17 +4,17 @@
 // source's live objects, and every handler's notifications, replayed over an
 // empty map, rebuild that same state with no add of a known key and no update
 // of an unknown one.
-import {
-  FakeClock,
-  isDeletedFinalStateUnknown,
-  newInternalError,
-  newResourceExpired,
-  newTooManyRequests,
-} from '@kcm-ts/apimachinery';
+import { FakeClock, isDeletedFinalStateUnknown } from '@kcm-ts/apimachinery';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SharedIndexInformer, type ResourceEventHandler } from '../src/index.js';
-import { FakeSource, type SourceObj } from './fake-source.js';
+import {
+  FakeSource,
+  applySourceOp,
+  sourceFaults,
+  type SourceObj,
+  type SourceOp,
+} from './fake-source.js';
 import { flush } from './helpers.js';
 
 const nameArb = fc.constantFrom('a', 'b', 'c', 'd');
@@ -26,21 +26,9 @@ const opArb = fc.oneof(
   },
   { arbitrary: fc.record({ op: fc.constant('delete' as const), name: nameArb }), weight: 2 },
   { arbitrary: fc.constant({ op: 'tick' as const }), weight: 3 },
-  fault('close'),
-  fault('expire'),
-  fault('compact'),
-  fault('internal'),
-  fault('tooMany'),
-  fault('listError'),
+  ...sourceFaults.map(fault),
   fault('handler'),
-) as fc.Arbitrary<
-  | { op: 'add'; name: string; val: number }
-  | { op: 'delete'; name: string }
-  | {
-      op:
-        'tick' | 'close' | 'expire' | 'compact' | 'internal' | 'tooMany' | 'listError' | 'handler';
-    }
->;
+) as fc.Arbitrary<SourceOp | { op: 'tick' | 'handler' }>;
 
 const show = (o: SourceObj): string =>
   `${o.metadata.name}=${String(o.val)}@${o.metadata.resourceVersion}`;
@@ -99,40 +87,12 @@ describe.each([false, true])('SharedIndexInformer properties (watch list: %s)', 
         const done = informer.run(controller.signal);
         await flush();
         for (const op of ops) {
-          switch (op.op) {
-            case 'add':
-              source.add(op.name, op.val);
-              break;
-            case 'delete':
-              source.delete(op.name);
-              break;
-            case 'close':
-              source.closeWatches();
-              break;
-            case 'expire':
-              for (const w of source.openWatches()) w.fail(newResourceExpired('expired'));
-              break;
-            case 'compact':
-              source.compact();
-              source.closeWatches();
-              break;
-            case 'internal':
-              for (const w of source.openWatches()) w.fail(newInternalError('boom'));
-              break;
-            case 'tooMany':
-              for (const w of source.openWatches()) w.fail(newTooManyRequests('slow', 1));
-              break;
-            case 'listError':
-              source.listErrors.push(newInternalError('list failed'));
-              break;
-            case 'tick':
-              await clock.advance(2500);
-              break;
-            case 'handler': {
+          if (!applySourceOp(source, op)) {
+            if (op.op === 'tick') await clock.advance(2500);
+            if (op.op === 'handler') {
               const late = new Mirror(mirrors.length % 2 === 0);
               mirrors.push(late);
               registrations.push(informer.addEventHandler(late));
-              break;
             }
           }
           await flush();

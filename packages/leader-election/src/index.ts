@@ -22,10 +22,8 @@ export type {
 } from './resource-lock.js';
 export {
   LeaseLock,
-  formatMicroTime,
   leaderElectionRecordToLeaseSpec,
   leaseSpecToLeaderElectionRecord,
-  parseMicroTime,
 } from './lease-lock.js';
 export type { LeaseLockOptions, LeaseSpecWithStrategy } from './lease-lock.js';
 export {

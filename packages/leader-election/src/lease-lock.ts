@@ -1,7 +1,7 @@
 // A lock on a coordination.k8s.io/v1 Lease: client-go
 // tools/leaderelection/resourcelock/leaselock.go (LeaseLock,
 // LeaderElectionRecordToLeaseSpec, LeaseSpecToLeaderElectionRecord).
-import type { ResourceClient } from '@kcm-ts/apimachinery';
+import { formatMicroTime, parseMicroTime, type ResourceClient } from '@kcm-ts/apimachinery';
 import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import type {
   LeaderElectionRecord,
@@ -23,38 +23,6 @@ export type LeaseSpecWithStrategy = LeaseSpec & {
   /** The holder the coordinated election controller prefers next. */
   preferredHolder?: string;
 };
-
-/**
- * Formats a time as a `metav1.MicroTime`: RFC 3339 in UTC with exactly six
- * fractional digits, such as `2026-01-01T00:00:00.123456Z`.
- *
- * @param ms - milliseconds since the Unix epoch; fractions carry microseconds
- * @category Lease lock
- */
-export function formatMicroTime(ms: number): string {
-  let seconds = Math.floor(ms / 1000);
-  let micros = Math.round((ms - seconds * 1000) * 1000);
-  if (micros >= 1_000_000) {
-    seconds += 1;
-    micros -= 1_000_000;
-  }
-  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  return `${base}.${String(micros).padStart(6, '0')}Z`;
-}
-
-/**
- * Parses an RFC 3339 time (a `MicroTime` or a `Time`) into milliseconds since
- * the Unix epoch, keeping microseconds as fractions; throws on a malformed one.
- *
- * @category Lease lock
- */
-export function parseMicroTime(value: string): number {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/i.exec(value);
-  const whole = m ? Date.parse(`${m[1]}${m[3]}`) : NaN;
-  if (!m || Number.isNaN(whole)) throw new Error(`invalid MicroTime ${JSON.stringify(value)}`);
-  const micros = m[2] === undefined ? 0 : Number(m[2].padEnd(6, '0').slice(0, 6));
-  return whole + micros / 1000;
-}
 
 /**
  * Converts a record to a Lease spec: Go's `LeaderElectionRecordToLeaseSpec`.

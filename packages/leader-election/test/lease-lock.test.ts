@@ -2,11 +2,9 @@ import { isAlreadyExists, isConflict, isNotFound } from '@kcm-ts/apimachinery';
 import { describe, expect, it } from 'vitest';
 import {
   LeaseLock,
-  formatMicroTime,
   leaderElectionRecordToLeaseSpec,
   leaseSpecToLeaderElectionRecord,
   newResourceLock,
-  parseMicroTime,
 } from '../src/index.js';
 import type { EventObjectReference, LeaderElectionRecord } from '../src/index.js';
 import { LeaseStore } from './fake-lease-client.js';
@@ -33,21 +31,6 @@ function lock(store: LeaseStore, labels?: Record<string, string>) {
     labels,
   });
 }
-
-describe('MicroTime', () => {
-  it('formats with six fractional digits, as kube does', () => {
-    expect(formatMicroTime(t0)).toBe('2026-01-01T12:00:00.000000Z');
-    expect(formatMicroTime(t0 + 123.456)).toBe('2026-01-01T12:00:00.123456Z');
-    expect(formatMicroTime(t0 + 999.9999)).toBe('2026-01-01T12:00:01.000000Z');
-  });
-
-  it('parses MicroTime and Time, keeping microseconds', () => {
-    expect(parseMicroTime('2026-01-01T12:00:00.123456Z')).toBeCloseTo(t0 + 123.456, 6);
-    expect(parseMicroTime('2026-01-01T12:00:00Z')).toBe(t0);
-    expect(parseMicroTime('2026-01-01T13:00:00.5+01:00')).toBe(t0 + 500);
-    expect(() => parseMicroTime('yesterday')).toThrow(/invalid MicroTime/);
-  });
-});
 
 describe('Lease spec conversion', () => {
   it('round-trips all seven fields (TestLeaseConversion)', () => {

@@ -27,12 +27,18 @@ function allContainers(pod: Pod): Container[] {
   ];
 }
 
-function visitContainerSecretNames(c: Container, visit: NameVisitor): boolean {
+/** The Secrets or ConfigMaps a container names: `envFrom` first, then `env`, as Go visits them. */
+function visitContainerNames(
+  c: Container,
+  kind: 'secret' | 'configMap',
+  visit: NameVisitor,
+): boolean {
   for (const from of c.envFrom ?? []) {
-    if (from.secretRef && !visit(from.secretRef.name ?? '')) return false;
+    const ref = kind === 'secret' ? from.secretRef : from.configMapRef;
+    if (ref && !visit(ref.name ?? '')) return false;
   }
   for (const env of c.env ?? []) {
-    const ref = env.valueFrom?.secretKeyRef;
+    const ref = kind === 'secret' ? env.valueFrom?.secretKeyRef : env.valueFrom?.configMapKeyRef;
     if (ref && !visit(ref.name ?? '')) return false;
   }
   return true;
@@ -59,17 +65,6 @@ function volumeSecretNames(v: Volume): string[] {
   return [];
 }
 
-function visitContainerConfigMapNames(c: Container, visit: NameVisitor): boolean {
-  for (const from of c.envFrom ?? []) {
-    if (from.configMapRef && !visit(from.configMapRef.name ?? '')) return false;
-  }
-  for (const env of c.env ?? []) {
-    const ref = env.valueFrom?.configMapKeyRef;
-    if (ref && !visit(ref.name ?? '')) return false;
-  }
-  return true;
-}
-
 /**
  * Calls `visitor` with the name of every Secret `pod` references: image pull
  * secrets, containers' `env` and `envFrom`, and volumes (secret, projected,
@@ -85,7 +80,7 @@ export function visitPodSecretNames(pod: Pod, visitor: NameVisitor): boolean {
     if (!visit(ref.name ?? '')) return false;
   }
   // Go ignores the containers' early stop here; so do we.
-  allContainers(pod).every((c) => visitContainerSecretNames(c, visit));
+  allContainers(pod).every((c) => visitContainerNames(c, 'secret', visit));
   for (const volume of pod.spec?.volumes ?? []) {
     for (const name of volumeSecretNames(volume)) {
       if (!visit(name)) return false;
@@ -103,7 +98,7 @@ export function visitPodSecretNames(pod: Pod, visitor: NameVisitor): boolean {
  */
 export function visitPodConfigMapNames(pod: Pod, visitor: NameVisitor): boolean {
   const visit = skipEmpty(visitor);
-  allContainers(pod).every((c) => visitContainerConfigMapNames(c, visit));
+  allContainers(pod).every((c) => visitContainerNames(c, 'configMap', visit));
   for (const v of pod.spec?.volumes ?? []) {
     const names = v.projected
       ? (v.projected.sources ?? []).flatMap((s) => refName(s.configMap))

@@ -1,7 +1,7 @@
 // Events the simulated node and scheduler write, as client-go's event
 // recorder does (tools/record/event.go, makeEvent): one core/v1 Event per
 // occurrence, named after the object with a unique suffix.
-import type { Clock, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
+import { formatTime, type Clock, type KubeObject, type ResourceClient } from '@kcm-ts/apimachinery';
 import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
 
 /** What happened, and who saw it. */
@@ -27,7 +27,7 @@ export class EventRecorder {
   record(obj: KubeObject, e: EventInfo): void {
     const meta = obj.metadata ?? {};
     const namespace = meta.namespace ?? 'default';
-    const now = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = formatTime(this.clock.now());
     // client-go: the object's name and the time in nanoseconds, in hex.
     const suffix = (
       BigInt(Math.floor(this.clock.now())) * 1_000_000n +

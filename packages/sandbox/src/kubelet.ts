@@ -3,6 +3,7 @@
 // syncPod, pkg/kubelet/kubelet_pods.go generateAPIPodStatus), using the
 // kubelet's object managers for the Secrets and ConfigMaps the pods need.
 import {
+  formatTime,
   isConflict,
   isDeletedFinalStateUnknown,
   isNotFound,
@@ -87,9 +88,6 @@ export interface KubeletOptions {
   podStartDelay: number;
   podReadyDelay: number;
 }
-
-const iso = (ms: number): string =>
-  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** A tag at the end of an image reference, not a registry port. */
 function imageTag(image: string): string | undefined {
@@ -231,7 +229,7 @@ export class SimulatedKubelet {
       state = {
         uid,
         pod,
-        startTime: iso(now),
+        startTime: formatTime(now),
         podIP: `${this.#opts.podSubnet}.${this.#nextIP++}`,
         restartCount: 0,
         failed: false,
@@ -372,8 +370,8 @@ export class SimulatedKubelet {
           terminated: {
             exitCode: 1,
             reason: 'Error',
-            startedAt: iso(state.lastTermination!.startedAt),
-            finishedAt: iso(finishedAt),
+            startedAt: formatTime(state.lastTermination!.startedAt),
+            finishedAt: formatTime(finishedAt),
           },
         }));
       }
@@ -414,7 +412,7 @@ export class SimulatedKubelet {
       pod,
       containers,
       now,
-      () => ({ running: { startedAt: iso(state.startedAt!) } }),
+      () => ({ running: { startedAt: formatTime(state.startedAt!) } }),
       now >= readyAt,
     );
   }
@@ -542,7 +540,9 @@ export class SimulatedKubelet {
         status,
         lastProbeTime: null as unknown as string,
         lastTransitionTime:
-          old?.status === status && old.lastTransitionTime ? old.lastTransitionTime : iso(now),
+          old?.status === status && old.lastTransitionTime
+            ? old.lastTransitionTime
+            : formatTime(now),
         ...(reason !== undefined ? { reason } : {}),
         ...(message !== undefined ? { message } : {}),
       };
@@ -574,8 +574,8 @@ export class SimulatedKubelet {
                 terminated: {
                   exitCode: term.exitCode,
                   reason: 'Error',
-                  startedAt: iso(term.startedAt),
-                  finishedAt: iso(term.finishedAt),
+                  startedAt: formatTime(term.startedAt),
+                  finishedAt: formatTime(term.finishedAt),
                 },
               },
       };

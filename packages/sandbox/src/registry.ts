@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import {
   StatusError,
+  formatTime,
   isStatusError,
   labelSelectorAsSelector,
   newAlreadyExists,
@@ -77,9 +78,6 @@ export interface WriteResult {
 // look-alikes), and the 5 of them appended to generateName.
 const alphanums = 'bcdfghjklmnpqrstvwxz2456789';
 const maxGeneratedNameLength = 63 - 5;
-
-const secondPrecision = (ms: number): string =>
-  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 const microTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
 
@@ -516,7 +514,7 @@ export class Registry {
     delete m.managedFields;
     delete m.resourceVersion;
     m.uid = randomUUID();
-    m.creationTimestamp = secondPrecision(this.clock.now());
+    m.creationTimestamp = formatTime(this.clock.now());
     if (strategy.hasGeneration) m.generation = 1;
     else delete m.generation;
     o.metadata = m;
@@ -857,10 +855,10 @@ export class Registry {
         typeof m.deletionGracePeriodSeconds === 'number' ? m.deletionGracePeriodSeconds : 0;
       if (grace < current) {
         m.deletionGracePeriodSeconds = grace;
-        m.deletionTimestamp = secondPrecision(nowMs + grace * 1000);
+        m.deletionTimestamp = formatTime(nowMs + grace * 1000);
       }
     } else if (finalizers.length > 0 || grace > 0) {
-      m.deletionTimestamp = secondPrecision(nowMs + grace * 1000);
+      m.deletionTimestamp = formatTime(nowMs + grace * 1000);
       m.deletionGracePeriodSeconds = grace;
       if (typeof m.generation === 'number') m.generation += 1;
       if (info.storage === 'namespaces')
@@ -871,7 +869,7 @@ export class Registry {
     const nsFinalizers = info.storage === 'namespaces' ? obj(next.spec).finalizers : undefined;
     if (Array.isArray(nsFinalizers) && nsFinalizers.length > 0) {
       if (!pending) {
-        m.deletionTimestamp = secondPrecision(nowMs);
+        m.deletionTimestamp = formatTime(nowMs);
         m.deletionGracePeriodSeconds = 0;
         next.status = { ...obj(next.status), phase: 'Terminating' };
       }
@@ -1127,7 +1125,7 @@ export class Registry {
       type: 'PodScheduled',
       status: 'True',
       lastProbeTime: null,
-      lastTransitionTime: secondPrecision(this.clock.now()),
+      lastTransitionTime: formatTime(this.clock.now()),
     });
     pod.status = { ...status, conditions };
     this.storage.commit('pods', key, 'MODIFIED', pod);

@@ -3,6 +3,8 @@
 // in kube-node-lease (pkg/kubelet/nodelease), and the kubelet that runs its
 // pods.
 import {
+  formatMicroTime,
+  formatTime,
   isAlreadyExists,
   isNotFound,
   type Clock,
@@ -18,9 +20,6 @@ import { SimulatedKubelet } from './kubelet.js';
 const leaseRenewInterval = 10_000;
 const nodeLeaseDurationSeconds = 40;
 
-const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
-const seconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 /** Options of {@link SimulatedNode}. */
 export interface SimulatedNodeOptions {
   name: string;
@@ -35,7 +34,7 @@ export interface SimulatedNodeOptions {
 
 /** The Node object of a simulated node, as a kubelet registers and reports it. */
 function nodeObject(name: string, index: number, now: number): Node {
-  const ready = seconds(now);
+  const ready = formatTime(now);
   const condition = (type: string, status: string, reason: string, message: string) => ({
     type,
     status,
@@ -157,7 +156,7 @@ export class SimulatedNode {
   async #renewLease(): Promise<void> {
     const { client, clock, name } = this.#opts;
     const leases = client<Lease>('coordination.k8s.io', 'leases').inNamespace('kube-node-lease');
-    const renewTime = microTime(clock.now());
+    const renewTime = formatMicroTime(clock.now());
     let lease: Lease;
     try {
       lease = await leases.get(name);
