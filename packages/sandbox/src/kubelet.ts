@@ -137,6 +137,7 @@ export class SimulatedKubelet {
   readonly #configMaps: StoppableManager<ConfigMap>;
   readonly #states = new Map<string, PodState>();
   readonly #pending = new Set<string>();
+  readonly #untracked: Timer[] = [];
   #chain: Promise<void> = Promise.resolve();
   #nextIP = 2;
   #stopped = false;
@@ -176,6 +177,7 @@ export class SimulatedKubelet {
     });
     this.#stopped = true;
     for (const state of this.#states.values()) this.#clearTimers(state);
+    for (const t of this.#untracked.splice(0)) t.stop();
     await informer;
     await this.#chain;
     await Promise.all([this.#secrets.stopped(), this.#configMaps.stopped()]);
@@ -201,7 +203,8 @@ export class SimulatedKubelet {
   #after(key: string, ms: number): void {
     const state = this.#states.get(key);
     const timer = this.#opts.clock.afterFunc(Math.max(0, ms), () => this.#enqueue(key));
-    state?.timers.push(timer);
+    // A pod not (or no longer) tracked keeps its retry with the kubelet's own timers.
+    (state?.timers ?? this.#untracked).push(timer);
   }
 
   #clearTimers(state: PodState): void {

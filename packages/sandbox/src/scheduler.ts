@@ -14,17 +14,16 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from './events.js';
 import type { Registry } from './registry.js';
 
-/** The pods bound to `node` that still run (not finished, not being deleted). */
-function load(registry: Registry, node: string): number {
-  const pods = registry.list(registry.resource('', 'pods'), '', {
-    fieldSelector: `spec.nodeName=${node}`,
-  }).items as Pod[];
-  return pods.filter(
-    (p) =>
-      !p.metadata?.deletionTimestamp &&
-      p.status?.phase !== 'Succeeded' &&
-      p.status?.phase !== 'Failed',
-  ).length;
+/** How many pods that still run (not finished, not being deleted) each node has, in one pass over the store. */
+function loads(registry: Registry): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const p of registry.storage.list('pods') as Pod[]) {
+    const node = p.spec?.nodeName;
+    if (!node || p.metadata?.deletionTimestamp) continue;
+    if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+    counts.set(node, (counts.get(node) ?? 0) + 1);
+  }
+  return counts;
 }
 
 export class SimulatedScheduler {
@@ -64,9 +63,10 @@ export class SimulatedScheduler {
     if (scheduler !== 'default-scheduler') return;
     // The least loaded node, counted from the store so that pods bound a
     // moment ago count even before their kubelet has seen them.
+    const counts = loads(this.registry);
     let node: { name: string; load: number } | undefined;
     for (const name of this.nodes()) {
-      const l = load(this.registry, name);
+      const l = counts.get(name) ?? 0;
       if (node === undefined || l < node.load) node = { name, load: l };
     }
     if (node === undefined) return;
