@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { run } from './01-strategies.js';
 
-it('shows what each strategy costs and how fresh it is', async () => {
+it('shows what each strategy costs and how fresh it is', { timeout: 120_000 }, async () => {
   const lines: string[] = [];
   const results = await run((line) => lines.push(line));
   const by = Object.fromEntries(results.map((r) => [r.strategy, r]));

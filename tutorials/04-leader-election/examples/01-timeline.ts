@@ -52,7 +52,8 @@ export async function run(log: (line: string) => void = console.log): Promise<Ti
   const start = clock.now();
   const at = (): string => `t=${((clock.now() - start) / 1000).toFixed(1).padStart(4)}s`;
   const say = (who: string, what: string): void => log(`${at()}  ${who.padEnd(3)} ${what}`);
-  const sandbox = await startSandbox({ clock });
+  // In-process clients only: no HTTPS, so no certificates to make.
+  const sandbox = await startSandbox({ clock, insecureHttp: true });
   const leases = sandbox.client<Lease>('coordination.k8s.io', 'leases').inNamespace('kube-system');
   const showLease = async (): Promise<Lease> => {
     const lease = await leases.get('kcm-ts-course');
