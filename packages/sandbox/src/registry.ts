@@ -64,6 +64,13 @@ export interface RegistryOptions {
   bookmarkInterval?: number;
   /** A random number in [0, 1) for generated names and watch timeouts. Default `Math.random`. */
   random?: () => number;
+  /**
+   * Empty and finalize deleted namespaces here, doing the namespace
+   * controller's job (default true, for a sandbox without a controller
+   * manager). False leaves a deleted namespace Terminating until a namespace
+   * controller removes its `kubernetes` finalizer, as kube-apiserver does.
+   */
+  finishNamespaces?: boolean;
 }
 
 /** What a write did: the object, and whether it was created (201) rather than changed (200). */
@@ -147,6 +154,7 @@ export class Registry {
   readonly clock: Clock;
   private readonly bookmarkInterval: number;
   private readonly random: () => number;
+  private readonly finishNamespaces: boolean;
 
   constructor(opts: RegistryOptions = {}) {
     this.clock = opts.clock ?? realClock;
@@ -155,6 +163,7 @@ export class Registry {
     );
     this.bookmarkInterval = opts.bookmarkInterval ?? 60_000;
     this.random = opts.random ?? Math.random;
+    this.finishNamespaces = opts.finishNamespaces ?? true;
     // When the last object of a terminating namespace goes (its finalizers
     // cleared), the namespace can be finalized.
     this.storage.subscribe((event) => {
@@ -907,6 +916,7 @@ export class Registry {
    * terminating namespace, and finalize it once nothing is left.
    */
   private emptyNamespace(namespace: string): void {
+    if (!this.finishNamespaces) return;
     for (const info of resources) {
       if (!info.namespaced || (info.storage === 'events' && info.group !== '')) continue;
       for (const o of this.storage.list(info.storage, namespace)) {
@@ -921,6 +931,7 @@ export class Registry {
   }
 
   private finalizeIfEmpty(namespace: string): void {
+    if (!this.finishNamespaces) return;
     const ns = this.storage.get('namespaces', namespace);
     if (!ns?.metadata?.deletionTimestamp) return;
     const finalizers = obj((ns as unknown as Obj).spec).finalizers;

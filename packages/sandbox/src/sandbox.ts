@@ -47,6 +47,14 @@ export interface SandboxOptions {
   podStartDelay?: number;
   /** How long a started container takes to become ready, in ms (default 1000). Per pod: `sandbox.kcm-ts.io/ready-delay`. */
   podReadyDelay?: number;
+  /**
+   * Empty and finalize deleted namespaces in the sandbox itself (default
+   * true). Set it false when a namespace controller runs against the
+   * sandbox, as kube-controller-manager's does against kube-apiserver: a
+   * deleted namespace then stays Terminating until its `kubernetes`
+   * finalizer is removed through `namespaces/{name}/finalize`.
+   */
+  finishNamespaces?: boolean;
 }
 
 /**
@@ -116,6 +124,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.historyWindow !== undefined ? { historyWindow: opts.historyWindow } : {}),
     ...(opts.bookmarkInterval !== undefined ? { bookmarkInterval: opts.bookmarkInterval } : {}),
+    ...(opts.finishNamespaces !== undefined ? { finishNamespaces: opts.finishNamespaces } : {}),
   });
   const token = opts.token ?? randomBytes(24).toString('base64url');
   const certs = opts.insecureHttp ? undefined : makeCertificates();

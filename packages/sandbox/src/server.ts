@@ -338,6 +338,65 @@ function deleteOptions(
   return opts;
 }
 
+/**
+ * The request target split as kube-apiserver sees it: the path is never
+ * normalised (no dot-segment removal, no merging of slashes), so what a
+ * segment says is what gets routed; the query is decoded leniently, as Go's
+ * `url.ParseQuery` callers do.
+ */
+interface Target {
+  /** The raw path, without the query. */
+  path: string;
+  /** The path's segments, percent-decoded; empty ones are kept. */
+  segments: string[];
+  query: URLSearchParams;
+}
+
+function parseTarget(raw: string | undefined): Target {
+  let target = raw ?? '/';
+  // absolute-form (`GET http://host/path`) is legal HTTP/1.1; route its path.
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (absolute) target = target.slice(absolute[0].length) || '/';
+  if (!target.startsWith('/')) throw newBadRequest(`invalid request target ${JSON.stringify(raw)}`);
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
+  // RequestInfoFactory trims the slashes at both ends, then splits on every one.
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  const segments =
+    trimmed === ''
+      ? []
+      : trimmed.split('/').map((segment) => {
+          try {
+            return decodeURIComponent(segment);
+          } catch {
+            throw newBadRequest(
+              `invalid percent-encoding in the request path: ${JSON.stringify(segment)}`,
+            );
+          }
+        });
+  return { path, segments, query };
+}
+
+/**
+ * apimachinery's `path.IsValidPathSegmentName`: a name or namespace taken
+ * from the path may not be `.` or `..`, nor contain `/` or `%`; the registry
+ * answers 400 before touching storage (registry/generic/registry/store.go,
+ * `NamespaceKeyFunc`).
+ */
+function checkPathSegment(what: 'Name' | 'Namespace', value: string): void {
+  let problems: string[] = [];
+  if (value === '.' || value === '..') problems = [`may not be '${value}'`];
+  else {
+    if (value.includes('/')) problems.push(`may not contain '/'`);
+    if (value.includes('%')) problems.push(`may not contain '%'`);
+  }
+  if (problems.length > 0)
+    throw newBadRequest(
+      `${what} parameter invalid: ${JSON.stringify(value)}: ${problems.join(';')}`,
+    );
+}
+
 interface Route {
   info: ResourceInfo;
   namespace: string;
@@ -404,23 +463,36 @@ export function apiHandler(
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
 
+  // No request may end the process: whatever a handler throws, synchronously
+  // or not, becomes a Status answer (or a cut connection once the head is out).
+  const fail = (res: ServerResponse, err: unknown): void => {
+    try {
+      if (res.headersSent) res.destroy();
+      else sendError(res, err);
+    } catch {
+      res.destroy();
+    }
+  };
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
     if (opts.onRequest) {
       const onRequest = opts.onRequest;
-      res.on('finish', () => onRequest(req.method ?? '', req.url ?? '', res.statusCode));
+      res.on('finish', () => {
+        try {
+          onRequest(req.method ?? '', req.url ?? '', res.statusCode);
+        } catch {
+          // a failing observer must not take the server down
+        }
+      });
     }
-    handle(req, res, url).catch((err: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendError(res, err);
-    });
+    try {
+      handle(req, res, parseTarget(req.url)).catch((err: unknown) => fail(res, err));
+    } catch (err) {
+      fail(res, err);
+    }
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+  async function handle(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
+    const path = target.path.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     if (
       ['/healthz', '/livez', '/readyz'].includes(path) ||
@@ -435,7 +507,8 @@ export function apiHandler(
       const err = newUnauthorized('Unauthorized');
       return send(res, 401, err.toStatus());
     }
-    const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const { segments } = target;
+    if (segments.includes('')) throw notFoundPath();
     const accept = req.headers.accept;
 
     if (path === '/api' || path === '/apis') {
@@ -474,7 +547,16 @@ export function apiHandler(
     if (subresource && !(info.subresources as readonly string[]).includes(subresource))
       throw notFoundPath();
     if (info.namespaced && segments.includes('namespaces') && !namespace) throw notFoundPath();
-    const query = url.searchParams;
+    if (namespace) checkPathSegment('Namespace', namespace);
+    if (name !== undefined) checkPathSegment('Name', name);
+    // installer.go registers only list and watch on a namespaced resource's
+    // all-namespaces path: a write there would reach every namespace.
+    if (info.namespaced && !namespace) {
+      if (name !== undefined) throw notFoundPath();
+      if (method !== 'GET')
+        throw verbNotAllowed(method === 'DELETE' ? 'deletecollection' : method.toLowerCase(), info);
+    }
+    const query = target.query;
     if (opts.faults) {
       const verb = verbOf(method, name, boolParam(query, 'watch') === true);
       await opts.faults.beforeRequest(
