@@ -3,6 +3,7 @@
 // None may end the process, and none may reach an object its path does not
 // name: kube-apiserver routes the path as sent and answers 400, 404 or 405.
 import { request } from 'node:http';
+import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/index.js';
 import type { Sandbox } from '../src/index.js';
@@ -49,8 +50,8 @@ beforeEach(async () => {
   const namespaces = sandbox.client('', 'namespaces');
   for (const name of ['a', 'b']) {
     await namespaces.create({ metadata: { name } });
-    const cms = sandbox.client('', 'configmaps').inNamespace(name);
-    const secrets = sandbox.client('', 'secrets').inNamespace(name);
+    const cms = sandbox.client<ConfigMap>('', 'configmaps').inNamespace(name);
+    const secrets = sandbox.client<Secret>('', 'secrets').inNamespace(name);
     await cms.create({ metadata: { name: 'settings', labels: { app: 'x' } }, data: { k: 'v' } });
     await secrets.create({ metadata: { name: 'token' }, data: { k: 'dg==' } });
   }
