@@ -103,6 +103,13 @@ export interface CreateOptions {
  * @category Client
  */
 export interface UpdateOptions {
+  /**
+   * Replace through this subresource instead of the object itself, such as
+   * `finalize` for a namespace (Go's dynamic client takes the same as
+   * `Update(obj, opts, subresources...)`). `updateStatus` is the shorthand
+   * for `status`.
+   */
+  subresource?: string;
   /** `'All'` to run every stage of the request but persist nothing. */
   dryRun?: 'All';
   /** The name of the actor making the change, recorded in `managedFields`. */
@@ -376,4 +383,11 @@ export interface ResourceClient<T extends KubeObject = KubeObject> extends Liste
    * longer (tell them apart with `isStatus`). 404 NotFound if there is none.
    */
   delete(name: string, opts?: DeleteOptions): Promise<T | Status>;
+  /**
+   * Deletes every object `listOpts` selects in one request (Go's
+   * `DeleteCollection`): in the client's namespace for a namespaced
+   * resource (the server refuses it across all namespaces), each object as
+   * `opts` says. 405 MethodNotAllowed where the resource does not support it.
+   */
+  deleteCollection(opts?: DeleteOptions, listOpts?: ListOptions): Promise<void>;
 }

@@ -167,7 +167,60 @@ export type {
   UpdateOptions,
 } from './client.js';
 
+// Queues
+export { FifoBuffer } from './fifo-buffer.js';
+
+// Logging
+export { noopLogger } from './logger.js';
+export type { LogValues, Logger } from './logger.js';
+
+// Events
+export { FakeRecorder, noopEventRecorder } from './record/event-recorder.js';
+export type {
+  EventRecorder,
+  EventRecorderLogger,
+  EventSubject,
+  EventType,
+} from './record/event-recorder.js';
+export {
+  defaultSleepDuration,
+  maxQueuedEvents,
+  maxTriesPerEvent,
+  newBroadcaster,
+} from './record/event-broadcaster.js';
+export type {
+  EventBroadcaster,
+  EventBroadcasterOptions,
+  EventWatcher,
+} from './record/event-broadcaster.js';
+export { EventSinkImpl } from './record/event-sink.js';
+export type { EventSink } from './record/event-sink.js';
+export {
+  EventAggregator,
+  EventCorrelator,
+  EventSourceObjectSpamFilter,
+  eventAggregatorByReasonFunc,
+  eventAggregatorByReasonMessageFunc,
+} from './record/events-cache.js';
+export type {
+  CorrelatorOptions,
+  EventAggregatorKeyFunc,
+  EventAggregatorMessageFunc,
+  EventCorrelateResult,
+  EventFilterFunc,
+  EventSpamKeyFunc,
+} from './record/events-cache.js';
+export { getReference } from './record/reference.js';
+
 // Strategic merge patch
 export { StrategicMergePatchError, strategicMergePatch } from './strategic-merge-patch.js';
 export { patchMetaForKind } from './patch-meta.js';
 export type { FieldPatchMeta, PatchMeta, PatchStrategy } from './patch-meta.js';
+
+// Discovery
+export {
+  GroupDiscoveryFailedError,
+  groupDiscoveryFailedErrorGroups,
+  isGroupDiscoveryFailedError,
+} from './discovery.js';
+export type { ResourceDiscovery } from './discovery.js';

@@ -16,6 +16,7 @@ import {
   newNotFound,
   optimisticLockErrorMsg,
   parseSelector,
+  type DeleteOptions,
   type KubeObject,
   type ListOptions,
   type ListerWatcher,
@@ -190,6 +191,12 @@ class FakeWidgets implements ResourceClient<Widget> {
       status: 'Success',
       details: { name, group: 'example.com', kind: 'widgets', uid: old.metadata?.uid },
     });
+  }
+
+  async deleteCollection(_opts?: DeleteOptions, listOpts: ListOptions = {}): Promise<void> {
+    for (const w of [...this.backend.objects.values()]) {
+      if (this.#visible(w, listOpts)) await this.delete(w.metadata?.name ?? '');
+    }
   }
 }
 

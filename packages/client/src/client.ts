@@ -13,13 +13,14 @@ import type {
   Secret,
 } from 'kubernetes-types/core/v1.js';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
-import type { GroupVersionResource, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
+import type { Clock, GroupVersionResource, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
 import {
   contextNamespace,
   loadKubeConfig,
   type KubeConfigSource,
   type LoadKubeConfigOptions,
 } from './kubeconfig.js';
+import type { PartialObjectMetadata } from './metadata.js';
 import { newResourceClient, type ResourceClientOptions } from './resource-client.js';
 
 /**
@@ -49,6 +50,23 @@ export interface Client {
     gvr: GroupVersionResource,
     opts: ResourceClientOptions,
   ): ResourceClient<T>;
+  /**
+   * A metadata-only client for any resource, like client-go's
+   * `metadata.NewForConfig(config).Resource(gvr)`: get, list, watch, patch
+   * and delete give `meta.k8s.io/v1` PartialObjectMetadata (see
+   * {@link ResourceClientOptions.metadataOnly}), what a garbage collector
+   * needs from every resource without reading whole objects.
+   *
+   * @example
+   * ```ts
+   * const rs = client.metadata({ group: 'apps', version: 'v1', resource: 'replicasets' }, { namespaced: true });
+   * const owners = (await rs.inNamespace('default').list()).items.map((i) => i.metadata.ownerReferences);
+   * ```
+   */
+  metadata(
+    gvr: GroupVersionResource,
+    opts: Omit<ResourceClientOptions, 'metadataOnly' | 'kind'>,
+  ): ResourceClient<PartialObjectMetadata>;
   /** core/v1 pods. */
   readonly pods: ResourceClient<Pod>;
   /** core/v1 configmaps. */
@@ -72,30 +90,54 @@ export interface Client {
 }
 
 /**
+ * Options for {@link createClient}: which context to use, and how its clients
+ * retry.
+ *
+ * @category Resource clients
+ */
+export interface CreateClientOptions extends LoadKubeConfigOptions {
+  /** See {@link ResourceClientOptions.maxRetries}; default 10, as client-go. */
+  maxRetries?: number;
+  /** The clock the retries wait on. Default the real clock. */
+  clock?: Clock;
+}
+
+/**
  * Loads a kubeconfig with {@link loadKubeConfig} (or takes a client-node
  * `KubeConfig` as it is) and returns {@link Client}: resource clients for the
  * course's built-in resources and any other one, sharing connections.
  *
  * @param source - where the kubeconfig comes from; unset for kubectl's default
  *   places (`$KUBECONFIG`, `~/.kube/config`, in-cluster).
- * @param opts - `context` to use instead of the current one.
+ * @param opts - `context` to use instead of the current one; `maxRetries`
+ *   and `clock` for every client made (see {@link ResourceClientOptions.maxRetries}).
  * @throws Error when the kubeconfig cannot be found, read or used (see
  *   {@link loadKubeConfig}).
  *
  * @category Resource clients
  */
-export function createClient(source?: KubeConfigSource, opts: LoadKubeConfigOptions = {}): Client {
+export function createClient(source?: KubeConfigSource, opts: CreateClientOptions = {}): Client {
   const kubeconfig = loadKubeConfig(source, opts);
+  const retries = {
+    ...(opts.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),
+    ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+  };
   const resource = <T extends KubeObject = KubeObject>(
     gvr: GroupVersionResource,
     resourceOpts: ResourceClientOptions,
-  ): ResourceClient<T> => newResourceClient<T>(kubeconfig, gvr, resourceOpts);
+  ): ResourceClient<T> => newResourceClient<T>(kubeconfig, gvr, { ...retries, ...resourceOpts });
   const core = <T extends KubeObject>(name: string, kind: string, namespaced = true) =>
     resource<T>({ group: '', version: 'v1', resource: name }, { namespaced, kind });
   return {
     kubeconfig,
     defaultNamespace: contextNamespace(kubeconfig),
     resource,
+    metadata: (gvr, metadataOpts) =>
+      newResourceClient<PartialObjectMetadata>(kubeconfig, gvr, {
+        ...retries,
+        ...metadataOpts,
+        metadataOnly: true,
+      }),
     pods: core<Pod>('pods', 'Pod'),
     configMaps: core<ConfigMap>('configmaps', 'ConfigMap'),
     secrets: core<Secret>('secrets', 'Secret'),

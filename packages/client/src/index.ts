@@ -24,5 +24,11 @@ export type {
 // Resource clients
 export { newResourceClient } from './resource-client.js';
 export type { ResourceClientOptions } from './resource-client.js';
+export type { PartialObjectMetadata } from './metadata.js';
 export { createClient } from './client.js';
-export type { Client } from './client.js';
+export type { Client, CreateClientOptions } from './client.js';
+export { defaultMaxRetries } from './with-retry.js';
+
+// Discovery
+export { newDiscoveryClient } from './discovery.js';
+export type { DiscoveryClient } from './discovery.js';

@@ -1,11 +1,13 @@
 // A ResourceClient over HTTP for any group, version and resource: what
 // client-go's dynamic client (dynamic/simple.go, dynamicResourceClient) does,
 // keeping objects as the JSON the server sends. Responses go through the same
-// checks as rest/request.go's transformResponse and Result.Into.
+// checks as rest/request.go's transformResponse and Result.Into, after the
+// retries of rest/with_retry.go (with-retry.ts).
 import type { Status } from 'kubernetes-types/meta/v1.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   StatusError,
+  realClock,
   groupResourceString,
   groupVersionString,
   isStatus,
@@ -18,6 +20,7 @@ import {
   type ObjectList,
   type Patch,
   type PatchOptions,
+  type Clock,
   type ResourceClient,
   type UpdateOptions,
   type WatchEvent,
@@ -32,6 +35,19 @@ import {
   type Transport,
 } from './transport.js';
 import { watchEvents } from './watch-stream.js';
+import {
+  defaultMaxRetries,
+  retryBrokenGets,
+  retryBrokenWatches,
+  sendWithRetry,
+  type IsRetryableErrorFunc,
+} from './with-retry.js';
+import {
+  metadataAccept,
+  metadataListAccept,
+  toPartialObjectMetadata,
+  toPartialObjectMetadataList,
+} from './metadata.js';
 
 /**
  * How {@link newResourceClient} treats a resource.
@@ -58,6 +74,35 @@ export interface ResourceClientOptions {
    * (see {@link ResourceClient.inNamespace}).
    */
   namespace?: string;
+  /**
+   * Read and write metadata only, as client-go's metadata client does
+   * (`k8s.io/client-go/metadata`): get, patch, delete and watch ask for
+   * `meta.k8s.io/v1` PartialObjectMetadata and list for
+   * PartialObjectMetadataList, with
+   * `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json`;
+   * a server that answers with whole objects has them cut down to their
+   * metadata. `create`, `update` and `updateStatus` reject, as the metadata
+   * client has none. Use {@link Client.metadata} for a typed one.
+   */
+  metadataOnly?: boolean;
+  /**
+   * The `User-Agent` of this client's requests, as client-go's
+   * `rest.Config.UserAgent` (kube-controller-manager gives each controller
+   * its own: `kube-controller-manager/v1.32.0 ... /replicaset-controller`).
+   * Default: kcm-ts's client user agent.
+   */
+  userAgent?: string;
+  /**
+   * How many times a request is sent again when the server answers 429, or
+   * 5xx with a `Retry-After` header (after waiting the seconds it names), or
+   * when a GET's connection breaks before the answer (after a second), as
+   * client-go's REST client does (rest/with_retry.go); the last answer is
+   * what the call returns or rejects with. Default {@link defaultMaxRetries}
+   * (10); 0 sends every request once.
+   */
+  maxRetries?: number;
+  /** The clock the retries wait on. Default the real clock. */
+  clock?: Clock;
 }
 
 // The content type of each patch type (apimachinery pkg/types/patch.go).
@@ -78,6 +123,7 @@ interface Call {
   query?: URLSearchParams;
   body?: string;
   contentType?: string;
+  accept?: string;
   signal?: AbortSignal | undefined;
 }
 
@@ -94,6 +140,11 @@ interface Call {
  * every request (so exec plugins and the in-cluster token can refresh), and
  * clients made from the same `KubeConfig` share keep-alive connections.
  *
+ * Retries: a 429, or a 5xx with `Retry-After`, is sent again after the
+ * seconds the server names, up to {@link ResourceClientOptions.maxRetries}
+ * times (10), whatever the method; a GET whose connection breaks before the
+ * answer is sent again after a second. Other failures are not retried.
+ *
  * Errors: a response outside 2xx rejects with a `StatusError` (the server's
  * `Status` body when it sent one, else one derived from the HTTP code, as
  * client-go does), with a `Retry-After` header in `details.retryAfterSeconds`
@@ -106,7 +157,8 @@ interface Call {
  * @param kubeconfig - a client-node `KubeConfig`, such as {@link loadKubeConfig} returns.
  * @param gvr - the resource: its group (`''` for core), version and plural name.
  * @param opts - whether it is namespaced, its Kind, the starting namespace.
- * @throws TypeError when `gvr.version` or `gvr.resource` is empty.
+ * @throws TypeError when `gvr.version` or `gvr.resource` is empty; RangeError
+ *   when `opts.maxRetries` is not an integer ≥ 0.
  *
  * @example
  * ```ts
@@ -134,63 +186,134 @@ export function newResourceClient<T extends KubeObject = KubeObject>(
   const namespace =
     opts.namespace === undefined || opts.namespace === '' ? undefined : opts.namespace;
   if (namespace !== undefined) checkPathSegment('namespace', namespace);
-  return new HttpResourceClient<T>(
-    transportFor(kubeconfig),
-    resource,
-    opts.namespaced,
-    opts.kind,
+  const maxRetries = opts.maxRetries ?? defaultMaxRetries;
+  if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(
+      `newResourceClient: maxRetries must be an integer >= 0, got ${String(opts.maxRetries)}`,
+    );
+  }
+  return new HttpResourceClient<T>(transportFor(kubeconfig), resource, {
+    namespaced: opts.namespaced,
+    kind: opts.kind,
     namespace,
-  );
+    metadataOnly: opts.metadataOnly === true,
+    userAgent: opts.userAgent,
+    maxRetries,
+    clock: opts.clock ?? realClock,
+  });
+}
+
+/**
+ * DeleteOptions as a request body, as kubectl and client-go's typed clients
+ * send them; the field order is Go's (apis/meta/v1/types.go, DeleteOptions).
+ */
+function deleteOptionsBody(opts: DeleteOptions): string {
+  const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+  if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+  if (opts.preconditions !== undefined) {
+    const { uid, resourceVersion } = opts.preconditions;
+    body.preconditions = {
+      ...(uid === undefined ? {} : { uid }),
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    };
+  }
+  if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
+  if (opts.dryRun !== undefined) body.dryRun = [opts.dryRun];
+  return JSON.stringify(body);
+}
+
+/** What an {@link HttpResourceClient} was made with. */
+interface ClientSettings {
+  namespaced: boolean;
+  kind: string | undefined;
+  namespace: string | undefined;
+  metadataOnly: boolean;
+  userAgent: string | undefined;
+  maxRetries: number;
+  clock: Clock;
 }
 
 class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
   readonly #transport: Transport;
   readonly #gvr: GroupVersionResource;
+  readonly #settings: ClientSettings;
   readonly #namespaced: boolean;
   readonly #kind: string | undefined;
+  readonly #metadataOnly: boolean;
+  readonly namespace: string | undefined;
 
-  constructor(
-    transport: Transport,
-    gvr: GroupVersionResource,
-    namespaced: boolean,
-    kind: string | undefined,
-    readonly namespace: string | undefined,
-  ) {
+  constructor(transport: Transport, gvr: GroupVersionResource, settings: ClientSettings) {
     this.#transport = transport;
     this.#gvr = gvr;
-    this.#namespaced = namespaced;
-    this.#kind = kind;
+    this.#settings = settings;
+    this.#namespaced = settings.namespaced;
+    this.#kind = settings.kind;
+    this.#metadataOnly = settings.metadataOnly;
+    this.namespace = settings.namespace;
   }
 
   inNamespace(namespace: string): ResourceClient<T> {
     if (namespace !== '') checkPathSegment('namespace', namespace);
-    return new HttpResourceClient<T>(
-      this.#transport,
-      this.#gvr,
-      this.#namespaced,
-      this.#kind,
-      namespace === '' ? undefined : namespace,
-    );
+    return new HttpResourceClient<T>(this.#transport, this.#gvr, {
+      ...this.#settings,
+      namespace: namespace === '' ? undefined : namespace,
+    });
+  }
+
+  // What a metadata-only client asks for, and how it reads the answer.
+  get #accept(): string | undefined {
+    return this.#metadataOnly ? metadataAccept : undefined;
+  }
+
+  #object<R>(value: R): R {
+    return (this.#metadataOnly ? toPartialObjectMetadata(value) : value) as R;
+  }
+
+  #noWrites(verb: string): void {
+    if (this.#metadataOnly) {
+      throw new Error(
+        `${verb} ${this.#qualified()}: a metadata-only client reads, watches, patches and deletes; it cannot write whole objects`,
+      );
+    }
   }
 
   async list(opts: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.#call<ObjectList<T>>({
+    const list = await this.#call<ObjectList<T>>({
       method: 'GET',
       namespace: this.namespace,
       query: listQuery(opts, false),
+      ...(this.#metadataOnly ? { accept: metadataListAccept } : {}),
       signal: opts.signal,
     });
+    return this.#metadataOnly ? (toPartialObjectMetadataList(list) as ObjectList<T>) : list;
   }
 
   async watch(opts: ListOptions = {}): Promise<AsyncIterable<WatchEvent<T>>> {
-    const exchange = await this.#transport.send({
-      method: 'GET',
-      path: resourcePath(this.#gvr, this.namespace),
-      query: listQuery(opts, true),
-      signal: opts.signal,
-    });
+    const accept = this.#accept;
+    let exchange: Exchange;
+    try {
+      exchange = await this.#send(
+        {
+          method: 'GET',
+          userAgent: this.#settings.userAgent,
+          path: resourcePath(this.#gvr, this.namespace),
+          query: listQuery(opts, true),
+          ...(accept === undefined ? {} : { accept }),
+          signal: opts.signal,
+        },
+        retryBrokenWatches,
+      );
+    } catch (err) {
+      // Request.Watch: out of retries on a broken connection, hand back a
+      // watch that has already ended; the caller will simply watch again.
+      if (!isAborted(opts.signal) && retryBrokenWatches('GET', err)) return emptyWatch();
+      throw err;
+    }
     const code = exchange.res.statusCode ?? 0;
-    if (code === 200) return watchEvents<T>(exchange, 'GET', opts.signal);
+    if (code === 200) {
+      const events = watchEvents<T>(exchange, 'GET', opts.signal);
+      return this.#metadataOnly ? metadataEvents(events) : events;
+    }
     const body = await readBody(exchange, opts.signal);
     if (code >= 200 && code <= 206) {
       // rest/request.go, Watch: any other success code is an error too.
@@ -200,16 +323,21 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
   }
 
   async get(name: string, opts: GetOptions = {}): Promise<T> {
-    return this.#call<T>({
-      method: 'GET',
-      namespace: this.#namespaceFor('get', name),
-      name,
-      query: getQuery(opts.resourceVersion),
-      signal: opts.signal,
-    });
+    const accept = this.#accept;
+    return this.#object(
+      await this.#call<T>({
+        method: 'GET',
+        namespace: this.#namespaceFor('get', name),
+        name,
+        query: getQuery(opts.resourceVersion),
+        ...(accept === undefined ? {} : { accept }),
+        signal: opts.signal,
+      }),
+    );
   }
 
   async create(obj: T, opts: CreateOptions = {}): Promise<T> {
+    this.#noWrites('create');
     return this.#call<T>({
       method: 'POST',
       namespace: this.#namespaceOf('create', obj),
@@ -220,7 +348,8 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
   }
 
   async update(obj: T, opts: UpdateOptions = {}): Promise<T> {
-    return this.#put(obj, opts, 'update', undefined);
+    const { subresource, ...rest } = opts;
+    return this.#put(obj, rest, 'update', subresource);
   }
 
   async updateStatus(obj: T, opts: UpdateOptions = {}): Promise<T> {
@@ -236,27 +365,37 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
   }
 
   async delete(name: string, opts: DeleteOptions = {}): Promise<T | Status> {
-    // Sent as a body, as kubectl and client-go's typed clients do; the
-    // field order is Go's (apis/meta/v1/types.go, DeleteOptions).
-    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
-    if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
-    if (opts.preconditions !== undefined) {
-      const { uid, resourceVersion } = opts.preconditions;
-      body.preconditions = {
-        ...(uid === undefined ? {} : { uid }),
-        ...(resourceVersion === undefined ? {} : { resourceVersion }),
-      };
-    }
-    if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
-    if (opts.dryRun !== undefined) body.dryRun = [opts.dryRun];
-    return this.#call<T | Status>(
+    const accept = this.#accept;
+    const out = await this.#call<T | Status>(
       {
         method: 'DELETE',
         namespace: this.#namespaceFor('delete', name),
         name,
-        body: JSON.stringify(body),
+        body: deleteOptionsBody(opts),
         contentType: 'application/json',
+        ...(accept === undefined ? {} : { accept }),
         signal: opts.signal,
+      },
+      true,
+    );
+    return isStatus(out) ? out : this.#object(out);
+  }
+
+  async deleteCollection(opts: DeleteOptions = {}, listOpts: ListOptions = {}): Promise<void> {
+    if (this.namespace === undefined && this.#namespaced) {
+      throw new Error(
+        `deletecollection ${this.#qualified()}: this client has no namespace; call inNamespace(namespace) first`,
+      );
+    }
+    const { signal: _signal, ...selection } = listOpts;
+    await this.#call<unknown>(
+      {
+        method: 'DELETE',
+        namespace: this.namespace,
+        query: listQuery(selection, false),
+        body: deleteOptionsBody(opts),
+        contentType: 'application/json',
+        signal: opts.signal ?? listOpts.signal,
       },
       true,
     );
@@ -268,6 +407,7 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
     verb: string,
     subresource: string | undefined,
   ): Promise<T> {
+    this.#noWrites(verb);
     const name = obj.metadata?.name ?? '';
     if (name === '') {
       throw new Error(`${verb} ${this.#qualified()}: the object has no metadata.name`);
@@ -311,16 +451,20 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
       body = JSON.stringify(patch.type === 'json' ? patch.ops : patch.body);
       query = writeQuery(opts);
     }
-    return this.#call<T>({
-      method: 'PATCH',
-      namespace: this.#namespaceFor(verb, name),
-      name,
-      ...(subresource === undefined ? {} : { subresource }),
-      query,
-      body,
-      contentType,
-      signal: opts.signal,
-    });
+    const accept = this.#accept;
+    return this.#object(
+      await this.#call<T>({
+        method: 'PATCH',
+        namespace: this.#namespaceFor(verb, name),
+        name,
+        ...(subresource === undefined ? {} : { subresource }),
+        query,
+        body,
+        contentType,
+        ...(accept === undefined ? {} : { accept }),
+        signal: opts.signal,
+      }),
+    );
   }
 
   #qualified(): string {
@@ -376,17 +520,33 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
     });
   }
 
-  // One request-response round trip, as rest/request.go's Do, transformResponse
-  // and Result.Into do it.
-  async #call<R>(call: Call, statusIsResult = false): Promise<R> {
-    const exchange = await this.#transport.send({
-      method: call.method,
-      path: resourcePath(this.#gvr, call.namespace, call.name, call.subresource),
-      ...(call.query === undefined ? {} : { query: call.query }),
-      ...(call.body === undefined ? {} : { body: call.body }),
-      ...(call.contentType === undefined ? {} : { contentType: call.contentType }),
-      signal: call.signal,
+  // Sends `request`, and again as the server or a broken connection allows.
+  #send(request: OutgoingRequest, isErrorRetryable: IsRetryableErrorFunc): Promise<Exchange> {
+    return sendWithRetry(() => this.#transport.send(request), {
+      method: request.method,
+      maxRetries: this.#settings.maxRetries,
+      clock: this.#settings.clock,
+      signal: request.signal,
+      isErrorRetryable,
     });
+  }
+
+  // One request-response round trip, as rest/request.go's Do, transformResponse
+  // and Result.Into do it, after the retries the server asked for.
+  async #call<R>(call: Call, statusIsResult = false): Promise<R> {
+    const exchange = await this.#send(
+      {
+        method: call.method,
+        userAgent: this.#settings.userAgent,
+        path: resourcePath(this.#gvr, call.namespace, call.name, call.subresource),
+        ...(call.query === undefined ? {} : { query: call.query }),
+        ...(call.body === undefined ? {} : { body: call.body }),
+        ...(call.contentType === undefined ? {} : { contentType: call.contentType }),
+        ...(call.accept === undefined ? {} : { accept: call.accept }),
+        signal: call.signal,
+      },
+      retryBrokenGets,
+    );
     const body = await readBody(exchange, call.signal);
     const { res } = exchange;
     const code = res.statusCode ?? 0;
@@ -421,6 +581,43 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
     }
     return parsed as R;
   }
+}
+
+// The events of a metadata-only watch, each object cut down to its metadata
+// (a server that sent whole objects included); ERROR events pass as they are.
+function metadataEvents<T>(events: AsyncIterable<WatchEvent<T>>): AsyncIterable<WatchEvent<T>> {
+  return {
+    [Symbol.asyncIterator]() {
+      const inner = events[Symbol.asyncIterator]();
+      return {
+        async next() {
+          const next = await inner.next();
+          if (next.done === true || next.value.type === 'ERROR') return next;
+          return {
+            done: false,
+            value: { type: next.value.type, object: toPartialObjectMetadata(next.value.object) },
+          } as IteratorResult<WatchEvent<T>>;
+        },
+        async return() {
+          return (await inner.return?.()) ?? { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
+/** A watch that has already ended: Go's `watch.NewEmptyWatch`. */
+function emptyWatch<T>(): AsyncIterable<WatchEvent<T>> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      // nothing to report
+    },
+  };
+}
+
+// A function, so that TypeScript does not narrow `signal.aborted` across awaits.
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -3,9 +3,12 @@
 // transport/round_trippers.go) that sets credentials and TLS. The credentials
 // come from client-node's KubeConfig.applyToHTTPSOptions, called before every
 // request so that exec plugins and the in-cluster token file can refresh them.
+// Requests wait on their caller's signal through abort-listeners.ts, so that
+// many of them on one signal add one listener to it, not one each.
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { onAbort } from './abort-listeners.js';
 
 /** One request, before credentials are added. */
 export interface OutgoingRequest {
@@ -19,8 +22,21 @@ export interface OutgoingRequest {
   body?: string;
   /** The body's media type. */
   contentType?: string;
+  /** The Accept header; `application/json` when unset. */
+  accept?: string;
   /** Aborts the request. */
   signal?: AbortSignal | undefined;
+  /** The `User-Agent` header; default kcm-ts's client user agent. */
+  userAgent?: string | undefined;
+}
+
+/** How one try of a request ended: its answer, or the connection's failure. */
+type Attempt =
+  | { exchange: Exchange; error?: undefined; reused: boolean }
+  | { exchange?: undefined; error: Error; reused: boolean };
+
+function isReset(err: unknown): boolean {
+  return (err as { code?: unknown } | undefined)?.code === 'ECONNRESET';
 }
 
 /** A request whose response headers have arrived. */
@@ -89,7 +105,9 @@ export class Transport {
   /**
    * Sends `r` and resolves once the response headers arrive, whatever the
    * status. Rejects with `signal.reason` if the signal aborts first, and with
-   * the original error (such as `ECONNREFUSED`) if the connection fails.
+   * the original error (such as `ECONNREFUSED`) if the connection fails. A
+   * GET sent on a kept-alive connection that turns out to be closed is sent
+   * again on another one, as Go's HTTP client does.
    */
   async send(r: OutgoingRequest): Promise<Exchange> {
     r.signal?.throwIfAborted();
@@ -100,8 +118,8 @@ export class Transport {
       );
     }
     const headers: http.OutgoingHttpHeaders = {
-      Accept: 'application/json',
-      'User-Agent': userAgent,
+      Accept: r.accept ?? 'application/json',
+      'User-Agent': r.userAgent ?? userAgent,
     };
     if (r.body !== undefined) {
       headers['Content-Type'] = r.contentType ?? 'application/json';
@@ -120,32 +138,40 @@ export class Transport {
     const base = cluster.server.replace(/\/+$/, '');
     const url = new URL(`${base}${r.path}${query === '' ? '' : `?${query}`}`);
     const request = url.protocol === 'http:' ? http.request : https.request;
-    return new Promise<Exchange>((resolve, reject) => {
-      const req = request(url, {
-        method: r.method,
-        headers: opts.headers,
-        agent,
-        ...(opts.auth === undefined ? {} : { auth: opts.auth }),
+    for (;;) {
+      const { exchange, error, reused } = await new Promise<Attempt>((resolve, reject) => {
+        const req = request(url, {
+          method: r.method,
+          headers: opts.headers,
+          agent,
+          ...(opts.auth === undefined ? {} : { auth: opts.auth }),
+        });
+        const unsubscribe = onAbort(r.signal, () => {
+          req.destroy();
+          reject(r.signal?.reason as Error);
+        });
+        req.on('error', (err) => {
+          unsubscribe();
+          resolve({ error: err, reused: req.reusedSocket });
+        });
+        req.on('response', (res) => {
+          unsubscribe();
+          // Later failures surface on the response stream; keep them from
+          // becoming uncaught 'error' events on either side.
+          req.on('error', () => {});
+          res.on('error', () => {});
+          resolve({ exchange: { req, res, url: url.href }, reused: req.reusedSocket });
+        });
+        req.end(r.body);
       });
-      const onAbort = () => {
-        req.destroy();
-        reject(r.signal?.reason as Error);
-      };
-      r.signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => {
-        r.signal?.removeEventListener('abort', onAbort);
-        reject(err);
-      });
-      req.on('response', (res) => {
-        r.signal?.removeEventListener('abort', onAbort);
-        // Later failures surface on the response stream; keep them from
-        // becoming uncaught 'error' events on either side.
-        req.on('error', () => {});
-        res.on('error', () => {});
-        resolve({ req, res, url: url.href });
-      });
-      req.end(r.body);
-    });
+      if (exchange !== undefined) return exchange;
+      // A keep-alive connection the server had already closed: Go's
+      // net/http sends a replayable request again at once on another
+      // connection (persistConn.shouldRetryRequest), so no caller ever
+      // sees it. Each try uses up one stale connection, so this ends.
+      if (reused && r.method === 'GET' && isReset(error) && !isAborted(r.signal)) continue;
+      throw error;
+    }
   }
 
   #agentFor(server: string, proxy: string, opts: https.RequestOptions): http.Agent {
@@ -199,15 +225,15 @@ export async function readBody(
   signal: AbortSignal | undefined,
 ): Promise<Buffer> {
   const { req, res } = exchange;
-  const onAbort = () => {
+  const close = () => {
     res.destroy();
     req.destroy();
   };
   if (isAborted(signal)) {
-    onAbort();
+    close();
     throw signal?.reason;
   }
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const unsubscribe = onAbort(signal, close);
   try {
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);
@@ -217,7 +243,7 @@ export async function readBody(
     if (isAborted(signal)) throw signal?.reason;
     throw err;
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    unsubscribe();
   }
 }
 

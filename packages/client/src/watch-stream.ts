@@ -7,6 +7,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Status } from 'kubernetes-types/meta/v1.js';
 import { isWatchEventType, newGenericServerResponse, type WatchEvent } from '@kcm-ts/apimachinery';
+import { onAbort } from './abort-listeners.js';
 import type { Exchange } from './transport.js';
 
 // How much of a bad line the error message quotes.
@@ -83,8 +84,7 @@ export function watchEvents<T>(
   };
   // Listen now, not when iteration starts: an abort before the first `next()`
   // must still close the connection.
-  if (signal?.aborted === true) close();
-  else signal?.addEventListener('abort', close, { once: true });
+  const unsubscribe = onAbort(signal, close);
 
   async function* events(): AsyncGenerator<WatchEvent<T>, void, undefined> {
     const decoder = new StringDecoder('utf8');
@@ -124,7 +124,7 @@ export function watchEvents<T>(
         if (!('problem' in event)) yield event;
       }
     } finally {
-      signal?.removeEventListener('abort', close);
+      unsubscribe();
       close();
     }
   }

@@ -31,11 +31,13 @@ afterEach(async () => {
   await server.close();
 });
 
+// These tests are about the error a final answer becomes: no retries, so a
+// 429 or 503 with Retry-After is that answer (retry.test.ts covers retries).
 function deployments(): ResourceClient<Deployment> {
   return newResourceClient<Deployment>(
     loadKubeConfig(kubeconfigFor(server.url)),
     { group: 'apps', version: 'v1', resource: 'deployments' },
-    { namespaced: true, namespace: 'a' },
+    { namespaced: true, namespace: 'a', maxRetries: 0 },
   );
 }
 

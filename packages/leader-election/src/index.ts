@@ -10,16 +10,14 @@ export {
   leaderElectionRecordAnnotationKey,
   leaderElectionRecordJSON,
   leasesResourceLock,
-  newResourceLock,
 } from './resource-lock.js';
 export type {
-  EventObjectReference,
-  EventRecorder,
   LeaderElectionRecord,
   LockReadResult,
   ResourceLock,
   ResourceLockConfig,
 } from './resource-lock.js';
+export { newResourceLock } from './new-resource-lock.js';
 export {
   LeaseLock,
   leaderElectionRecordToLeaseSpec,

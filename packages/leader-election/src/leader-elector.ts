@@ -3,7 +3,6 @@
 // release, tryAcquireOrRenew, Check). Coordinated election (alpha) is not ported.
 import { isConflict, isNotFound, realClock } from '@kcm-ts/apimachinery';
 import type { Clock } from '@kcm-ts/apimachinery';
-import type { HealthzAdaptor } from './healthz.js';
 import type { LeaderMetric } from './metrics.js';
 import { newLeaderMetric } from './metrics.js';
 import type { LeaderElectionRecord, ResourceLock } from './resource-lock.js';
@@ -55,7 +54,11 @@ export interface LeaderCallbacks {
   onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
   /** Called when `run` ends, whether or not this process ever led. */
   onStoppedLeading: () => void;
-  /** Called with the holder's identity whenever the observed holder changes, including the first time. Optional. */
+  /**
+   * Called with the holder's identity whenever the observed holder changes,
+   * including the first time. Never called with `''`: a released lease has no
+   * leader to report. Optional.
+   */
   onNewLeader?: ((identity: string) => void) | undefined;
 }
 
@@ -80,8 +83,17 @@ export interface LeaderElectionConfig {
   retryPeriod?: number | undefined;
   /** The callbacks. */
   callbacks: LeaderCallbacks;
-  /** A health check to attach the elector to (done by {@link runOrDie}). */
-  watchDog?: HealthzAdaptor | undefined;
+  /**
+   * A health check to attach the elector to (done by {@link runOrDie}): a
+   * {@link HealthzAdaptor}. Typed by the one method used, so that the elector
+   * does not import the adaptor that imports it.
+   */
+  watchDog?:
+    | {
+        /** Attaches the elector whose health is reported. */
+        setLeaderElection(elector: LeaderElector): void;
+      }
+    | undefined;
   /** Write an empty holder into the lock when `run`'s signal aborts, so another candidate can take over at once. */
   releaseOnCancel?: boolean | undefined;
   /** The elector's name: the metrics label and the name in health messages. */
@@ -175,7 +187,6 @@ export class LeaderElector {
   #observedRawRecord: string | undefined;
   #observedTime = 0;
   #reportedLeader = '';
-  #reported = false;
 
   /** Validates `config` (throwing the first problem) and sets the leader metric to off. */
   constructor(config: LeaderElectionConfig) {
@@ -425,11 +436,11 @@ export class LeaderElector {
 
   #maybeReportTransition(): void {
     const holder = this.getLeader();
-    if (this.#observedRecord === undefined || (this.#reported && holder === this.#reportedLeader)) {
-      return;
-    }
-    this.#reported = true;
+    if (holder === this.#reportedLeader) return;
     this.#reportedLeader = holder;
+    // An empty holder is a released lease, not a leader: it is remembered, so
+    // the next leader is reported, but never passed on.
+    if (holder === '') return;
     const onNewLeader = this.#callbacks.onNewLeader;
     if (onNewLeader !== undefined) queueMicrotask(() => onNewLeader(holder));
   }

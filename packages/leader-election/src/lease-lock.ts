@@ -146,20 +146,22 @@ export class LeaseLock implements ResourceLock {
   }
   //#endregion lease-update
 
+  /**
+   * Records a `Normal` event with reason `LeaderElection` and the message
+   * `"<identity> <message>"` on the Lease, as the cached Lease's metadata
+   * names it (uid and resourceVersion included), with kind `Lease` and
+   * apiVersion `coordination.k8s.io/v1`. Nothing without a recorder.
+   */
   recordEvent(message: string): void {
     const recorder = this.#config.eventRecorder;
     if (recorder === undefined) return;
-    recorder.event(
-      {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        namespace: this.#namespace,
-        name: this.#name,
-      },
-      'Normal',
-      'LeaderElection',
-      `${this.#config.identity} ${message}`,
-    );
+    // As Go's RecordEvent: the Lease with its type set, so no scheme is needed.
+    const subject: Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: this.#lease?.metadata ?? { namespace: this.#namespace, name: this.#name },
+    };
+    recorder.event(subject, 'Normal', 'LeaderElection', `${this.#config.identity} ${message}`);
   }
 
   identity(): string {

@@ -1,9 +1,9 @@
 // The lock abstraction the elector talks to: client-go
 // tools/leaderelection/resourcelock/interface.go (LeaderElectionRecord,
-// Interface, ResourceLockConfig, New).
-import type { ResourceClient } from '@kcm-ts/apimachinery';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { LeaseLock } from './lease-lock.js';
+// Interface, ResourceLockConfig). `New`, which needs the Lease lock, is in
+// new-resource-lock.ts, so that this file and lease-lock.ts import each other
+// in one direction only.
+import type { EventRecorder } from '@kcm-ts/apimachinery';
 
 /**
  * The legacy annotation under which Endpoints and ConfigMap locks kept their
@@ -87,38 +87,6 @@ export interface LockReadResult {
 }
 
 /**
- * A reference to the object events are recorded on.
- *
- * @category Resource lock
- */
-export interface EventObjectReference {
-  /** `coordination.k8s.io/v1` for a Lease lock. */
-  apiVersion: string;
-  /** `Lease` for a Lease lock. */
-  kind: string;
-  /** The lock object's namespace. */
-  namespace: string;
-  /** The lock object's name. */
-  name: string;
-}
-
-/**
- * Receives the elector's events ("became leader", "stopped leading"): the part
- * of client-go's `EventRecorder` a lock uses.
- *
- * @category Resource lock
- */
-export interface EventRecorder {
-  /** Records one event of `type` on `object`. */
-  event(
-    object: EventObjectReference,
-    type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
-  ): void;
-}
-
-/**
  * Settings common to every lock: Go's `resourcelock.ResourceLockConfig`.
  *
  * @category Resource lock
@@ -126,7 +94,11 @@ export interface EventRecorder {
 export interface ResourceLockConfig {
   /** This candidate's unique identity, written as the holder when it leads. */
   identity: string;
-  /** Where events go; none are recorded without one. */
+  /**
+   * Where the elector's events go ("became leader", "stopped leading"); none
+   * are recorded without one. The shared recorder of `@kcm-ts/apimachinery`:
+   * a broadcaster's `newRecorder(...)`, or `FakeRecorder` in tests.
+   */
   eventRecorder?: EventRecorder | undefined;
 }
 
@@ -150,34 +122,4 @@ export interface ResourceLock {
   identity(): string;
   /** A human-readable name for the lock, such as `namespace/name`. */
   describe(): string;
-}
-
-/**
- * Builds a lock of `lockType` on `namespace/name`: Go's `resourcelock.New`.
- * Only `leases` is accepted; the removed Endpoints and ConfigMap types throw
- * "... lock is removed, migrate to leases", anything else "Invalid lock-type".
- *
- * @param leases - a client for `coordination.k8s.io/v1` Leases
- * @param labels - labels to put on the Lease (see {@link LeaseLock})
- * @category Resource lock
- */
-export function newResourceLock(
-  lockType: string,
-  namespace: string,
-  name: string,
-  leases: ResourceClient<Lease>,
-  config: ResourceLockConfig,
-  labels?: Record<string, string>,
-): ResourceLock {
-  switch (lockType) {
-    case 'endpoints':
-    case 'configmaps':
-    case 'endpointsleases':
-    case 'configmapsleases':
-      throw new Error(`${lockType} lock is removed, migrate to leases`);
-    case leasesResourceLock:
-      return new LeaseLock({ namespace, name, client: leases, lockConfig: config, labels });
-    default:
-      throw new Error(`Invalid lock-type ${lockType}`);
-  }
 }

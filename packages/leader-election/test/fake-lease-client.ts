@@ -97,7 +97,9 @@ class FakeLeaseClient implements ResourceClient<Lease> {
     const key = `${ns}/${name}`;
     if (this.store.objects.has(key)) throw newAlreadyExists(leases, name);
     const stored = clone(obj);
-    stored.metadata = { ...stored.metadata, namespace: ns, resourceVersion: this.store.nextRV() };
+    const rv = this.store.nextRV();
+    // The server assigns a uid at creation, as it does a resourceVersion.
+    stored.metadata = { ...stored.metadata, namespace: ns, uid: `uid-${rv}`, resourceVersion: rv };
     this.store.write(key, stored);
     await this.store.travel('create', 'response', opts?.signal);
     return clone(stored);
@@ -138,6 +140,10 @@ class FakeLeaseClient implements ResourceClient<Lease> {
     return Promise.reject(new Error('not implemented'));
   }
   delete(): Promise<Lease> {
+    return Promise.reject(new Error('not implemented'));
+  }
+
+  deleteCollection(): Promise<void> {
     return Promise.reject(new Error('not implemented'));
   }
 }

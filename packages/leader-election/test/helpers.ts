@@ -1,4 +1,4 @@
-import { FakeClock } from '@kcm-ts/apimachinery';
+import { FakeClock, FakeRecorder } from '@kcm-ts/apimachinery';
 import { LeaseLock, LeaderElector } from '../src/index.js';
 import type { LeaderElectionConfig } from '../src/index.js';
 import { LeaseStore } from './fake-lease-client.js';
@@ -18,9 +18,11 @@ export function candidate(
   identity: string,
   config: Partial<LeaderElectionConfig> = {},
 ): Candidate {
+  const recorder = new FakeRecorder();
   const c = {
     log: [] as string[],
-    events: [] as string[],
+    // The recorder's own list: "<type> <reason> <message>" per event.
+    events: recorder.events,
     leading: undefined,
   } as unknown as Candidate;
   c.lock = new LeaseLock({
@@ -29,7 +31,7 @@ export function candidate(
     client: store.client(),
     lockConfig: {
       identity,
-      eventRecorder: { event: (_o, _t, _r, msg) => void c.events.push(msg) },
+      eventRecorder: recorder,
     },
   });
   c.elector = new LeaderElector({

@@ -97,7 +97,7 @@ describe('acquire (TestTryAcquireOrRenewLeases)', () => {
     expect(a.log).toEqual(['new leader a', 'started']);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.elector.getLeader()).toBe('a');
-    expect(a.events).toEqual(['a became leader']);
+    expect(a.events).toEqual(['Normal LeaderElection a became leader']);
     const spec = store.objects.get('kube-system/kcm')?.spec;
     expect(spec).toMatchObject({
       holderIdentity: 'a',
@@ -287,7 +287,10 @@ describe('renew', () => {
     await clock.advance(2_000);
     expect(a.log).toEqual(['new leader a', 'started', 'signal aborted', 'stopped']);
     expect(a.leading?.aborted).toBe(true);
-    expect(a.events).toEqual(['a became leader', 'a stopped leading']);
+    expect(a.events).toEqual([
+      'Normal LeaderElection a became leader',
+      'Normal LeaderElection a stopped leading',
+    ]);
     await done;
     expect(clock.hasWaiters()).toBe(false);
   });
@@ -383,7 +386,10 @@ describe('release on cancel (TestReleaseLeaseLeases)', () => {
     });
     expect(a.elector.getLeader()).toBe('');
     expect(a.elector.isLeader()).toBe(false);
-    expect(a.events).toEqual(['a became leader', 'a stopped leading']);
+    expect(a.events).toEqual([
+      'Normal LeaderElection a became leader',
+      'Normal LeaderElection a stopped leading',
+    ]);
     expect(a.log).toEqual(['new leader a', 'started', 'signal aborted', 'stopped']);
     expect(clock.hasWaiters()).toBe(false);
   });
@@ -438,7 +444,10 @@ describe('release on cancel (TestReleaseLeaseLeases)', () => {
     await clock.advance(2_000);
     await done;
     expect(store.objects.get('kube-system/kcm')?.spec?.holderIdentity).toBe('');
-    expect(a.events).toEqual(['a became leader', 'a stopped leading']);
+    expect(a.events).toEqual([
+      'Normal LeaderElection a became leader',
+      'Normal LeaderElection a stopped leading',
+    ]);
   });
 
   it('does not clear a Lease another candidate holds', async () => {
@@ -528,6 +537,50 @@ describe('onNewLeader', () => {
     seedLease(store, { ...stored.spec, holderIdentity: 'c', leaseTransitions: 1 });
     await clock.advance(4_000);
     expect(a.log).toEqual(['new leader b', 'new leader c']);
+    stop.abort();
+    await done;
+  });
+
+  it('is never called with an empty identity: a released Lease lost in a race (issue 14)', async () => {
+    const { store, clock } = setup();
+    seedLease(store, { holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 1 });
+    const b = candidate(store, clock, 'b');
+    // Another candidate wins the race for the released Lease: b's update conflicts.
+    store.failNext('update', conflict());
+    const stop = new AbortController();
+    const done = b.elector.run(stop.signal);
+    await clock.advance(0);
+    expect(b.elector.isLeader()).toBe(false);
+    expect(b.elector.getLeader()).toBe('');
+    expect(b.log).toEqual([]);
+    // The winner's record shows up on the next try.
+    const stored = store.objects.get('kube-system/kcm')!;
+    seedLease(store, { ...stored.spec, holderIdentity: 'c', leaseDurationSeconds: 15 });
+    await clock.advance(4_000);
+    expect(b.log).toEqual(['new leader c']);
+    stop.abort();
+    await done;
+  });
+
+  it('is not called with an empty identity when a known leader releases and another wins', async () => {
+    const { store, clock } = setup();
+    seedLease(store, { holderIdentity: 'a', leaseDurationSeconds: 15 });
+    const b = candidate(store, clock, 'b');
+    const stop = new AbortController();
+    const done = b.elector.run(stop.signal);
+    await clock.advance(0);
+    expect(b.log).toEqual(['new leader a']);
+    // a releases; b reads the empty holder and keeps losing the take-over.
+    seedLease(store, { holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 1 });
+    store.inject = (verb) => (verb === 'update' ? conflict() : undefined);
+    await clock.advance(4_000);
+    expect(b.elector.getLeader()).toBe('');
+    expect(b.log).toEqual(['new leader a']);
+    // c won.
+    store.inject = undefined;
+    seedLease(store, { holderIdentity: 'c', leaseDurationSeconds: 15, leaseTransitions: 2 });
+    await clock.advance(2_000);
+    expect(b.log).toEqual(['new leader a', 'new leader c']);
     stop.abort();
     await done;
   });

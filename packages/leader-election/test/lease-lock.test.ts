@@ -1,4 +1,12 @@
-import { isAlreadyExists, isConflict, isNotFound } from '@kcm-ts/apimachinery';
+import {
+  FakeClock,
+  FakeRecorder,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  newBroadcaster,
+} from '@kcm-ts/apimachinery';
+import type { Event } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import {
   LeaseLock,
@@ -6,7 +14,7 @@ import {
   leaseSpecToLeaderElectionRecord,
   newResourceLock,
 } from '../src/index.js';
-import type { EventObjectReference, LeaderElectionRecord } from '../src/index.js';
+import type { LeaderElectionRecord } from '../src/index.js';
 import { LeaseStore } from './fake-lease-client.js';
 
 const t0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -143,23 +151,61 @@ describe('LeaseLock', () => {
     expect(store.objects.get('kube-system/kcm')?.metadata?.labels).toEqual({ x: 'y' });
   });
 
-  it('records events with the identity prefixed (TestRecordEvent*)', () => {
-    const events: [EventObjectReference, string, string, string][] = [];
+  it('records a LeaderElection event with the identity prefixed (TestRecordEventSuccess)', async () => {
+    const recorder = new FakeRecorder({ includeObject: true });
+    const store = new LeaseStore();
     const l = new LeaseLock({
       namespace: 'ns',
       name: 'n',
-      client: new LeaseStore().client(),
-      lockConfig: { identity: 'me', eventRecorder: { event: (...e) => void events.push(e) } },
+      client: store.client(),
+      lockConfig: { identity: 'me', eventRecorder: recorder },
     });
+    await l.create(record());
     l.recordEvent('became leader');
-    expect(events).toEqual([
-      [
-        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'ns', name: 'n' },
-        'Normal',
-        'LeaderElection',
-        'me became leader',
-      ],
+    expect(recorder.events).toEqual([
+      'Normal LeaderElection me became leader involvedObject{kind=Lease,apiVersion=coordination.k8s.io/v1}',
     ]);
+  });
+
+  it('records on a reference to the Lease it holds, through the shared broadcaster', async () => {
+    const clock = new FakeClock();
+    const broadcaster = newBroadcaster({ clock });
+    const events: Event[] = [];
+    broadcaster.startEventWatcher((e) => void events.push(e));
+    const store = new LeaseStore();
+    const l = new LeaseLock({
+      namespace: 'kube-system',
+      name: 'kcm',
+      client: store.client(),
+      lockConfig: {
+        identity: 'host-1_abc',
+        eventRecorder: broadcaster.newRecorder({ component: 'kube-controller-manager' }),
+      },
+    });
+    await l.create(record());
+    l.recordEvent('became leader');
+    await clock.advance(0);
+    broadcaster.shutdown();
+    const lease = store.objects.get('kube-system/kcm')!;
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      metadata: { namespace: 'kube-system' },
+      involvedObject: {
+        kind: 'Lease',
+        namespace: 'kube-system',
+        name: 'kcm',
+        uid: lease.metadata!.uid,
+        apiVersion: 'coordination.k8s.io/v1',
+        resourceVersion: lease.metadata!.resourceVersion,
+      },
+      reason: 'LeaderElection',
+      message: 'host-1_abc became leader',
+      type: 'Normal',
+      source: { component: 'kube-controller-manager' },
+    });
+  });
+
+  it('records nothing, and does not fail, without a recorder (TestRecordEventNilRecorder)', () => {
     expect(() => lock(new LeaseStore()).recordEvent('x')).not.toThrow();
   });
 

@@ -42,16 +42,17 @@ export class CacheBasedManager<T> implements Manager<T> {
   registerPod(pod: Pod): void {
     const names = this.#getReferencedObjects(pod);
     const namespace = pod.metadata?.namespace ?? '';
+    const uid = pod.metadata?.uid ?? '';
     const key = podKey(pod);
     const prev = this.#registeredPods.get(key);
     this.#registeredPods.set(key, pod);
     // Only what changed: registering the same pod again costs no fetch.
     const prevNames = prev === undefined ? new Set<string>() : this.#getReferencedObjects(prev);
     for (const name of names) {
-      if (!prevNames.has(name)) this.#store.addReference(namespace, name);
+      if (!prevNames.has(name)) this.#store.addReference(namespace, name, uid);
     }
     for (const name of prevNames) {
-      if (!names.has(name)) this.#store.deleteReference(namespace, name);
+      if (!names.has(name)) this.#store.deleteReference(namespace, name, uid);
     }
   }
   //#endregion register-pod
@@ -61,8 +62,9 @@ export class CacheBasedManager<T> implements Manager<T> {
     const prev = this.#registeredPods.get(key);
     this.#registeredPods.delete(key);
     if (prev === undefined) return;
+    const uid = prev.metadata?.uid ?? '';
     for (const name of this.#getReferencedObjects(prev)) {
-      this.#store.deleteReference(prev.metadata?.namespace ?? '', name);
+      this.#store.deleteReference(prev.metadata?.namespace ?? '', name, uid);
     }
   }
 }

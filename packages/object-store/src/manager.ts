@@ -36,16 +36,19 @@ export interface Manager<T> {
 /**
  * A reference-counted cache of objects: Go's `manager.Store`. An object is
  * kept while at least one reference to it exists; each `addReference` must be
- * matched by one `deleteReference`.
+ * matched by one `deleteReference` from the same referencing pod.
  *
  * @category Manager
  */
 //#region store
 export interface Store<T> {
-  /** Adds a reference to `namespace/name`. */
-  addReference(namespace: string, name: string): void;
-  /** Removes a reference to `namespace/name`; the last one forgets the object. */
-  deleteReference(namespace: string, name: string): void;
+  /** Adds a reference to `namespace/name` from the pod whose uid is `referencedFrom`. */
+  addReference(namespace: string, name: string, referencedFrom: string): void;
+  /**
+   * Removes a reference to `namespace/name` from the pod `referencedFrom`;
+   * the last one forgets the object.
+   */
+  deleteReference(namespace: string, name: string, referencedFrom: string): void;
   /**
    * The object, from the cache or freshly fetched. Rejects with
    * {@link NotRegisteredError} when it has no reference.

@@ -126,7 +126,8 @@ export class ObjectStore<T> implements Store<T> {
     this.#getTTL = opts.getTTL ?? (() => undefined);
   }
 
-  addReference(namespace: string, name: string): void {
+  // The TTL store counts references, whoever makes them, as Go's objectStore does.
+  addReference(namespace: string, name: string, _referencedFrom: string): void {
     const key = `${namespace}/${name}`;
     let item = this.#items.get(key);
     if (item === undefined) {
@@ -138,7 +139,7 @@ export class ObjectStore<T> implements Store<T> {
     item.data = undefined;
   }
 
-  deleteReference(namespace: string, name: string): void {
+  deleteReference(namespace: string, name: string, _referencedFrom: string): void {
     const key = `${namespace}/${name}`;
     const item = this.#items.get(key);
     if (item === undefined) return;

@@ -71,7 +71,8 @@ class CacheStore<T> {
 
 /** One watched object: Go's `objectCacheItem`. */
 class ObjectCacheItem<T> {
-  refCount = 0;
+  /** References by referencing pod uid; never holds a count of 0. */
+  readonly refMap = new Map<string, number>();
   lastAccessTime = 0;
   immutable = false;
   #stopped = false;
@@ -185,22 +186,25 @@ export class ObjectCache<T> implements Store<T> {
     );
   }
 
-  addReference(namespace: string, name: string): void {
+  addReference(namespace: string, name: string, referencedFrom: string): void {
     const key = `${namespace}/${name}`;
     let item = this.#items.get(key);
     if (item === undefined) {
       item = this.#newItem(namespace, name);
       this.#items.set(key, item);
     }
-    item.refCount++;
+    item.refMap.set(referencedFrom, (item.refMap.get(referencedFrom) ?? 0) + 1);
   }
 
-  deleteReference(namespace: string, name: string): void {
+  deleteReference(namespace: string, name: string, referencedFrom: string): void {
     const key = `${namespace}/${name}`;
     const item = this.#items.get(key);
-    if (item === undefined) return;
-    item.refCount--;
-    if (item.refCount === 0) {
+    const count = item?.refMap.get(referencedFrom);
+    // A pod that holds no reference has none to give back.
+    if (item === undefined || count === undefined) return;
+    if (count > 1) item.refMap.set(referencedFrom, count - 1);
+    else item.refMap.delete(referencedFrom);
+    if (item.refMap.size === 0) {
       item.stop();
       this.#items.delete(key);
     }
@@ -245,6 +249,8 @@ export class ObjectCache<T> implements Store<T> {
     const store = new CacheStore<T>();
     const reflector = new Reflector<T>(lw, store, {
       name: `object-"${namespace}"/"${name}"`,
+      // Longer watches than the default 5 minutes: fewer requests per object.
+      minWatchTimeout: 30 * 60_000,
       clock: this.#clock,
     });
     return new ObjectCacheItem(store, reflector, this.#opts.signal, (running) => {

@@ -43,10 +43,10 @@ describe('ObjectStore (the TTL store)', () => {
       ['ns1', 's1'],
       ['ns3', 's3'],
     ] as const) {
-      store.addReference(ns, name);
+      store.addReference(ns, name, 'pod');
     }
-    store.deleteReference('ns1', 's1');
-    store.deleteReference('ns2', 's2');
+    store.deleteReference('ns1', 's1', 'pod');
+    store.deleteReference('ns2', 's2', 'pod');
     // A reference drops the cache, so nothing was fetched yet.
     expect(server.count('get')).toBe(0);
     // With a TTL of 0 every get fetches; s2 has no reference left.
@@ -62,7 +62,7 @@ describe('ObjectStore (the TTL store)', () => {
   it('sees a deletion once the TTL has passed, and a recreation at once (TestSecretStoreDeletingSecret)', async () => {
     const { clock, server, store } = setup(60_000);
     server.set(secret('ns', 'name'));
-    store.addReference('ns', 'name');
+    store.addReference('ns', 'name', 'pod');
     expect((await store.get('ns', 'name')).metadata?.name).toBe('name');
     server.remove('ns', 'name');
     // Still fresh: served from the cache.
@@ -79,7 +79,7 @@ describe('ObjectStore (the TTL store)', () => {
   it('refetches on every get with a TTL of 0 (TestSecretStoreGetAlwaysRefresh)', async () => {
     const { server, store } = setup(0);
     server.set(secret('ns', 's'));
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     await Promise.all(Array.from({ length: 10 }, () => store.get('ns', 's')));
     // Gets queue behind each other's fetch, and each finds the entry stale.
     expect(server.count('get')).toBe(10);
@@ -88,7 +88,7 @@ describe('ObjectStore (the TTL store)', () => {
   it('fetches once for many gets within the TTL, concurrent or not (TestSecretStoreGetNeverRefresh)', async () => {
     const { server, store } = setup(60_000);
     server.set(secret('ns', 's'));
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     let open!: () => void;
     server.gate = new Promise((r) => (open = r));
     const gets = Array.from({ length: 10 }, () => store.get('ns', 's'));
@@ -103,7 +103,7 @@ describe('ObjectStore (the TTL store)', () => {
   it('refreshes from the API server cache (resourceVersion "0") once it has the object', async () => {
     const { clock, server, store } = setup(1_000);
     server.set(secret('ns', 's'));
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     await store.get('ns', 's');
     clock.step(1_000);
     await store.get('ns', 's');
@@ -121,7 +121,7 @@ describe('ObjectStore (the TTL store)', () => {
       defaultTTL: 1_000,
       clock,
     });
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     expect((await store.get('ns', 's')).data).toEqual({ v: 'new' });
     clock.step(1_000);
     // A lagging cache answered with rv 5: ignored, the entry stays stale and at rv 7.
@@ -131,7 +131,7 @@ describe('ObjectStore (the TTL store)', () => {
   it('returns a fetch error when nothing is cached, and the cached object otherwise', async () => {
     const { clock, server, store } = setup(1_000);
     server.set(secret('ns', 's', 'one'));
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     server.failNext.get = [newInternalError(new Error('etcd is down'))];
     await expect(store.get('ns', 's')).rejects.toThrow('etcd is down');
     const first = await store.get('ns', 's');
@@ -146,11 +146,11 @@ describe('ObjectStore (the TTL store)', () => {
   it('drops the cached object when a reference is added, so the next get fetches (TestCacheInvalidation)', async () => {
     const { server, store } = setup(60_000);
     server.set(secret('ns', 's', 'one'));
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     await store.get('ns', 's');
     server.set(secret('ns', 's', 'two'));
     expect((await store.get('ns', 's')).data).toEqual({ key: btoa('one') });
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     expect((await store.get('ns', 's')).data).toEqual({ key: btoa('two') });
     expect(server.count('get')).toBe(2);
   });
@@ -162,7 +162,7 @@ describe('ObjectStore (the TTL store)', () => {
       getObjectTTLFromNodeFunc(() => node),
     );
     server.set(secret('ns', 's'));
-    store.addReference('ns', 's');
+    store.addReference('ns', 's', 'pod');
     await store.get('ns', 's');
     clock.step(1);
     await store.get('ns', 's');
@@ -213,14 +213,14 @@ describe('CacheBasedManager', () => {
     const { clock, server, store } = setup(60_000);
     const refs = new Map<string, number>();
     const counting = {
-      addReference: (ns: string, name: string) => {
+      addReference: (ns: string, name: string, from: string) => {
         refs.set(name, (refs.get(name) ?? 0) + 1);
-        store.addReference(ns, name);
+        store.addReference(ns, name, from);
       },
-      deleteReference: (ns: string, name: string) => {
+      deleteReference: (ns: string, name: string, from: string) => {
         refs.set(name, (refs.get(name) ?? 0) - 1);
         if (refs.get(name) === 0) refs.delete(name);
-        store.deleteReference(ns, name);
+        store.deleteReference(ns, name, from);
       },
       get: (ns: string, name: string) => store.get(ns, name),
     };
@@ -245,6 +245,22 @@ describe('CacheBasedManager', () => {
     // A pod recreated under the same name is another pod (another uid).
     m.registerPod(podWith('p1', 'u9', ['s2']));
     expect(Object.fromEntries(refs)).toEqual({ s2: 2, s5: 1 });
+  });
+
+  it('names the referencing pod by its uid in every reference it adds or deletes', () => {
+    const calls: string[] = [];
+    const recording = {
+      addReference: (ns: string, name: string, from: string) =>
+        calls.push(`+${ns}/${name}<-${from}`),
+      deleteReference: (ns: string, name: string, from: string) =>
+        calls.push(`-${ns}/${name}<-${from}`),
+      get: () => Promise.reject(new Error('unused')),
+    };
+    const m = new CacheBasedManager<Secret>(recording, getSecretNames);
+    m.registerPod(podWith('p1', 'u1', ['s1']));
+    m.registerPod(podWith('p1', 'u1', ['s2']));
+    m.unregisterPod(podWith('p1', 'u1', []));
+    expect(calls).toEqual(['+ns/s1<-u1', '+ns/s2<-u1', '-ns/s1<-u1', '-ns/s2<-u1']);
   });
 
   it('is idempotent: registering the same pod again fetches nothing (TestRegisterIdempotence)', async () => {

@@ -50,7 +50,7 @@ describe('ObjectCache (the watch-based store)', () => {
   it('watches one object per reference and answers from its cache (TestSecretCache)', async () => {
     const { server, cache } = setup();
     server.set(secret('name', 'one'));
-    cache.addReference('ns', 'name');
+    cache.addReference('ns', 'name', 'pod');
     expect((await cache.get('ns', 'name')).data).toEqual({ key: btoa('one') });
     // Only this object: a field selector on its name.
     expect(
@@ -71,7 +71,7 @@ describe('ObjectCache (the watch-based store)', () => {
     await expect(cache.get('ns', 'name')).rejects.toSatisfy(isNotFound);
     // Reads never went to the API server.
     expect(server.count('get')).toBe(0);
-    cache.deleteReference('ns', 'name');
+    cache.deleteReference('ns', 'name', 'pod');
     await settle();
     expect(server.openWatches()).toBe(0);
     await expect(cache.get('ns', 'name')).rejects.toBeInstanceOf(NotRegisteredError);
@@ -80,24 +80,73 @@ describe('ObjectCache (the watch-based store)', () => {
   it('keeps one watch however many references (TestSecretCacheMultipleRegistrations)', async () => {
     const { server, cache } = setup();
     server.set(secret('name'));
-    cache.addReference('ns', 'name');
-    cache.addReference('ns', 'name');
+    cache.addReference('ns', 'name', 'pod');
+    cache.addReference('ns', 'name', 'pod');
     await cache.get('ns', 'name');
     expect(server.count('list')).toBe(1);
-    cache.deleteReference('ns', 'name');
+    cache.deleteReference('ns', 'name', 'pod');
     await settle();
     expect(server.openWatches()).toBe(1);
-    cache.deleteReference('ns', 'name');
+    cache.deleteReference('ns', 'name', 'pod');
     await settle();
     expect(server.openWatches()).toBe(0);
+  });
+
+  // TestRefMapHandlesReferencesCorrectly: references are counted per
+  // referencing pod, and a pod's deletes never outnumber its adds.
+  it.each([
+    {
+      desc: 'adding and deleting works',
+      steps: ['add pod1', 'add pod1', 'delete pod1', 'delete pod1'],
+      registered: [true, true, true, false],
+    },
+    {
+      desc: 'deleting a reference never added has no effect',
+      steps: ['delete pod1'],
+      registered: [false],
+    },
+    {
+      desc: 'deleting more than adding leaves no negative count',
+      steps: ['add pod1', 'delete pod1', 'delete pod1', 'add pod2', 'delete pod2'],
+      registered: [true, false, false, true, false],
+    },
+    {
+      desc: 'a delete from another pod leaves the references of this one',
+      steps: ['add pod1', 'delete pod2', 'delete pod2', 'add pod2', 'delete pod1'],
+      registered: [true, true, true, true, true],
+    },
+  ])('counts references per referencing pod: $desc', async ({ steps, registered }) => {
+    const { server, cache } = setup();
+    server.set(secret('name'));
+    const isRegistered = async (): Promise<boolean> => {
+      try {
+        await cache.get('ns', 'name');
+        return true;
+      } catch (err) {
+        if (err instanceof NotRegisteredError) return false;
+        throw err;
+      }
+    };
+    for (const [i, step] of steps.entries()) {
+      const [action, pod] = step.split(' ') as ['add' | 'delete', string];
+      if (action === 'add') cache.addReference('ns', 'name', pod);
+      else cache.deleteReference('ns', 'name', pod);
+      expect(await isRegistered(), step).toBe(registered[i]);
+    }
+    // A delete for another object never touches this one.
+    cache.deleteReference('ns', 'other', 'pod1');
+    cache.deleteReference('other-ns', 'name', 'pod1');
+    expect(await isRegistered()).toBe(registered.at(-1));
+    await settle();
+    expect(server.openWatches()).toBe(registered.at(-1) === true ? 1 : 0);
   });
 
   it('stops watching an immutable object, and still serves it (TestImmutableSecretStopsTheReflector)', async () => {
     const { server, cache } = setup();
     server.set(secret('mutable'));
     server.set(secret('frozen', 'v', { immutable: true }));
-    cache.addReference('ns', 'mutable');
-    cache.addReference('ns', 'frozen');
+    cache.addReference('ns', 'mutable', 'pod');
+    cache.addReference('ns', 'frozen', 'pod');
     await cache.get('ns', 'mutable');
     await cache.get('ns', 'frozen');
     await settle();
@@ -109,7 +158,7 @@ describe('ObjectCache (the watch-based store)', () => {
   it('stops a watch nobody read for the idle time, and restarts it on the next read (TestMaxIdleTimeStopsTheReflector)', async () => {
     const { clock, server, cache } = setup(60_000);
     server.set(secret('name', 'one'));
-    cache.addReference('ns', 'name');
+    cache.addReference('ns', 'name', 'pod');
     await cache.get('ns', 'name');
     await clock.advance(60_000); // the idle check runs every minute; not idle yet
     await settle();
@@ -131,7 +180,7 @@ describe('ObjectCache (the watch-based store)', () => {
     server.set(secret('name'));
     let open!: () => void;
     server.listGate = new Promise((r) => (open = r));
-    cache.addReference('ns', 'name');
+    cache.addReference('ns', 'name', 'pod');
     await settle();
     await clock.advance(180_000);
     open();
@@ -146,7 +195,7 @@ describe('ObjectCache (the watch-based store)', () => {
     server.set(secret('name'));
     let open!: () => void;
     server.listGate = new Promise((r) => (open = r));
-    cache.addReference('ns', 'name');
+    cache.addReference('ns', 'name', 'pod');
     const read = cache.get('ns', 'name').then(
       () => 'resolved',
       (err: Error) => err.message,

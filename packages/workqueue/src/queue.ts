@@ -1,5 +1,5 @@
 // The basic work queue: client-go util/workqueue/queue.go.
-import { realClock, type Clock, type Ticker } from '@kcm-ts/apimachinery';
+import { FifoBuffer, realClock, type Clock, type Ticker } from '@kcm-ts/apimachinery';
 import {
   globalMetricsProvider,
   newQueueMetrics,
@@ -84,12 +84,10 @@ export function defaultPendingQueue<T>(): PendingQueue<T> {
   return new FifoPendingQueue<T>();
 }
 
-// An array with a moving head. Popped slots are cleared at once so the queue
-// never keeps a processed item alive, and the dead prefix is cut off once it
-// outweighs the live part, which keeps pop O(1) amortised.
+// Go's slice queue, on the shared FIFO buffer (which never keeps a popped
+// item alive).
 class FifoPendingQueue<T> implements PendingQueue<T> {
-  #items: (T | undefined)[] = [];
-  #head = 0;
+  readonly #items = new FifoBuffer<T>();
 
   touch(_item: T): void {}
 
@@ -98,21 +96,11 @@ class FifoPendingQueue<T> implements PendingQueue<T> {
   }
 
   len(): number {
-    return this.#items.length - this.#head;
+    return this.#items.length;
   }
 
   pop(): T {
-    const item = this.#items[this.#head] as T;
-    this.#items[this.#head] = undefined;
-    this.#head++;
-    if (this.#head === this.#items.length) {
-      this.#items = [];
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
-    return item;
+    return this.#items.shift() as T;
   }
 }
 
