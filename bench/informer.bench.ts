@@ -1,262 +1,855 @@
 // How fast does our informer fill its cache and follow a watch, next to
-// @kubernetes/client-node's makeInformer and next to the bare limit?
+// @kubernetes/client-node's makeInformer and next to the bare limit, with
+// the server in a process of its own and realistic pods?
 //
-// One sandbox API server (in this process, over HTTPS) holds N pods; then M
-// label changes are written, so its watch history holds M events.
-//   (a) sync: each informer starts from nothing and lists the N pods into
-//       its cache. The heap it keeps per cached object is the heap growth
-//       over the sync, after a full GC both times, divided by N.
-//   (b) events: each informer is given the list as it was before the M
-//       changes, so its watch starts there and the server replays the M
-//       events as fast as it can send them; timed from the start until the
-//       handler has seen the last one. (Timing from the end of the list
-//       would favour client-node, whose start() resolves only once the
-//       watch request has been answered, after the server has done much of
-//       the replay.)
-// Baselines measured in the same run:
-//   - stream: the same watch read as raw bytes over HTTPS, with no parsing:
-//     what the server and the connection cost;
-//   - bare: JSON.parse of the list body into a Map keyed by namespace/name,
-//     and of each watch event line applied to that Map: the least any
-//     informer must do once the bytes are in.
-// The server runs in the same process, so its work is in the informer and
-// stream rows; compare informers by their ratio to each other.
-import * as k8s from '@kubernetes/client-node';
-import type { ListerWatcher, ObjectList } from '@kcm-ts/apimachinery';
-import { createClient } from '@kcm-ts/client';
-import { SharedIndexInformer } from '@kcm-ts/informer';
-import { findResource, startSandbox, type Sandbox } from '@kcm-ts/sandbox';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import { request } from 'node:https';
+// The parent process only orchestrates. It starts a sandbox API server in a
+// child process (plain HTTP on 127.0.0.1) holding N pods of about 5.9 KB of
+// JSON each (labels, annotations, an ownerReference, two managedFields
+// entries, volumes, two containers, status). Then, run after run, it starts
+// one reader at a time, each in a fresh process, and collects what each
+// measured:
+//   (a) sync: from nothing to a full cache of the N pods, over HTTP. The heap
+//       kept per cached object is the growth over the sync, after a full GC
+//       both times, divided by N.
+//   (b) events: the reader lists and starts watching; then, segment after
+//       segment, the server writes S label changes at once and the reader
+//       is timed from the first change it sees to the last. The first
+//       segment only warms the reader up. A segment (S × 5.9 KB) stays
+//       under the 8 MiB the sandbox lets wait for a slow watcher before
+//       cutting it off, as kube-apiserver's watch cache does; the server
+//       hands each segment to the connection at once, so the reader, not
+//       the server, sets the pace.
+// Readers:
+//   - ours: a SharedIndexInformer with its defaults (client-go 1.36's:
+//     RealFIFO, atomic, batches) over @kcm-ts/client, with one handler;
+//   - ours+trim: the same with trimManagedFields, as kube-controller-manager
+//     runs its informers;
+//   - client-node: makeInformer from @kubernetes/client-node, one listener;
+//   - bare: the same requests read with node:http, the list body and each
+//     watch line put through JSON.parse and into a Map by namespace/name:
+//     the least any informer must do with the same bytes;
+//   - stream (events only): the watch read as bytes, not parsed: what the
+//     server and the connection cost;
+//   - client stream (events only): @kcm-ts/client's watch iterated with
+//     nothing behind it: what our transport costs.
+// Promises per event are counted in separate runs (promise hooks slow
+// everything down), over one segment, with v8.promiseHooks.
+//
+// Run: npm run bench:informer -w bench
+// (BENCH_PODS, BENCH_SEGMENT, BENCH_SEGMENTS, BENCH_RUNS)
+import { fork, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
+import { fileURLToPath } from 'node:url';
+import { promiseHooks } from 'node:v8';
+import * as k8s from '@kubernetes/client-node';
+import type { ObjectList } from '@kcm-ts/apimachinery';
+import { createClient } from '@kcm-ts/client';
+import { SharedIndexInformer, trimManagedFields } from '@kcm-ts/informer';
+import { startSandbox } from '@kcm-ts/sandbox';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 const pods = Number(process.env.BENCH_PODS ?? 10_000);
-const events = Number(process.env.BENCH_EVENTS ?? 20_000);
+const segmentEvents = Number(process.env.BENCH_SEGMENT ?? 1200);
+const segments = Number(process.env.BENCH_SEGMENTS ?? 8);
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+// The measured events of one reader: every segment but the warm-up.
+const events = segments * segmentEvents;
 
-interface Figures {
-  syncMs: number;
-  eventsMs: number;
-  heapPerObject: number;
+/** What the server child tells the parent once its pods are written. */
+interface ServerInfo {
+  url: string;
+  token: string;
+  kubeconfig: string;
+  /** The mean size of a pod as JSON, in bytes. */
+  podBytes: number;
 }
 
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+type Phase = 'sync' | 'events' | 'promises';
+type ReaderName = 'ours' | 'ours+trim' | 'client-node' | 'bare' | 'stream' | 'client stream';
 
-async function heapUsed(): Promise<number> {
-  // Let closed connections and finished requests go before collecting.
-  await new Promise((r) => setTimeout(r, 300));
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  gc?.();
-  return process.memoryUsage().heapUsed;
+/** What a reader child sends back. */
+interface Measured {
+  /** Wall time: a sync from start to a full cache; events from first to last, summed. */
+  ms: number;
+  /** CPU time the reader's process used over the same span (from the ask, for events). */
+  cpuMs: number;
+  heapPerObject?: number;
+  promisesPerEvent?: number;
 }
 
-/** Resolves once `seen()` returns true, polling every millisecond. */
-async function until(seen: () => boolean): Promise<void> {
-  while (!seen()) await new Promise((r) => setTimeout(r, 1));
-}
+/** Messages between a reader, the parent and the server. */
+type Ask = { ask: 'segment' };
+type Written = { written: string }; // the resourceVersion of the segment's last change
 
-function pod(i: number): Pod {
+// ---- realistic pods --------------------------------------------------------
+
+const hex = (i: number, len: number): string =>
+  (i.toString(16) + 'a3f9c07be1d2486f5a3c9e0b7d1f2468ace13579bdf02468').repeat(4).slice(0, len);
+const uid = (i: number): string =>
+  `${hex(i, 8)}-${hex(i + 1, 4)}-4${hex(i + 2, 3)}-8${hex(i + 3, 3)}-${hex(i + 4, 12)}`;
+const at = (s: number): string =>
+  new Date(Date.UTC(2026, 6, 1, 12, 0, s % 60)).toISOString().replace('.000', '');
+
+/** A pod as a ReplicaSet's pod looks on a real cluster, with managedFields. */
+function makePod(i: number, gen: number): Pod {
+  const name = `web-7d4b9c8f6d-${hex(i, 5)}`;
+  const f = (keys: string[]): Record<string, object> =>
+    Object.fromEntries(keys.map((k) => [k, {}]));
   return {
-    metadata: { name: `pod-${i}`, namespace: 'default', labels: { app: 'bench', gen: '0' } },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      generateName: 'web-7d4b9c8f6d-',
+      namespace: 'default',
+      uid: uid(i),
+      creationTimestamp: at(i),
+      labels: {
+        app: 'web',
+        tier: 'frontend',
+        release: 'stable',
+        'pod-template-hash': '7d4b9c8f6d',
+        gen: String(gen),
+      },
+      annotations: {
+        'kubectl.kubernetes.io/restartedAt': '2026-07-01T11:58:00Z',
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '9102',
+        'checksum/config': hex(i, 64),
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web-7d4b9c8f6d',
+          uid: uid(7),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+      managedFields: [
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: at(i),
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': {
+              'f:generateName': {},
+              'f:labels': f(['.', 'f:app', 'f:pod-template-hash', 'f:release', 'f:tier']),
+              'f:annotations': f(['.', 'f:checksum/config', 'f:prometheus.io/port']),
+              'f:ownerReferences': { '.': {}, [`k:{"uid":"${uid(7)}"}`]: {} },
+            },
+            'f:spec': {
+              'f:containers': {
+                'k:{"name":"web"}': {
+                  '.': {},
+                  ...f(['f:image', 'f:imagePullPolicy', 'f:name', 'f:resources', 'f:volumeMounts']),
+                  'f:ports': { '.': {}, 'k:{"containerPort":8080,"protocol":"TCP"}': {} },
+                  'f:env': { '.': {}, 'k:{"name":"LOG_LEVEL"}': {}, 'k:{"name":"POD_IP"}': {} },
+                },
+              },
+              ...f(['f:dnsPolicy', 'f:enableServiceLinks', 'f:restartPolicy', 'f:schedulerName']),
+              'f:volumes': { '.': {}, 'k:{"name":"config"}': {} },
+            },
+          },
+        },
+        {
+          manager: 'kubelet',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: at(i + 5),
+          fieldsType: 'FieldsV1',
+          subresource: 'status',
+          fieldsV1: {
+            'f:status': {
+              'f:conditions': {
+                'k:{"type":"ContainersReady"}': f(['.', 'f:lastProbeTime', 'f:status', 'f:type']),
+                'k:{"type":"Initialized"}': f(['.', 'f:lastProbeTime', 'f:status', 'f:type']),
+                'k:{"type":"Ready"}': f(['.', 'f:lastProbeTime', 'f:status', 'f:type']),
+              },
+              ...f(['f:containerStatuses', 'f:hostIP', 'f:phase', 'f:podIP', 'f:startTime']),
+              'f:podIPs': { '.': {}, [`k:{"ip":"10.244.${i % 250}.${i % 200}"}`]: {} },
+            },
+          },
+        },
+      ],
+    },
     spec: {
-      nodeName: 'node-1',
-      containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }],
+      volumes: [
+        { name: 'config', configMap: { name: 'web-config', defaultMode: 420 } },
+        {
+          name: `kube-api-access-${hex(i, 5)}`,
+          projected: {
+            sources: [
+              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+              {
+                configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] },
+              },
+              {
+                downwardAPI: {
+                  items: [
+                    {
+                      path: 'namespace',
+                      fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' },
+                    },
+                  ],
+                },
+              },
+            ],
+            defaultMode: 420,
+          },
+        },
+      ],
+      containers: [
+        {
+          name: 'web',
+          image: 'registry.example.com/team/web:1.27.3',
+          ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+          env: [
+            { name: 'LOG_LEVEL', value: 'info' },
+            {
+              name: 'POD_IP',
+              valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'status.podIP' } },
+            },
+          ],
+          resources: {
+            limits: { cpu: '500m', memory: '256Mi' },
+            requests: { cpu: '100m', memory: '128Mi' },
+          },
+          volumeMounts: [
+            { name: 'config', mountPath: '/etc/web', readOnly: true },
+            {
+              name: `kube-api-access-${hex(i, 5)}`,
+              readOnly: true,
+              mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+            },
+          ],
+          readinessProbe: {
+            httpGet: { path: '/healthz', port: 8080, scheme: 'HTTP' },
+            timeoutSeconds: 1,
+            periodSeconds: 10,
+            successThreshold: 1,
+            failureThreshold: 3,
+          },
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+          imagePullPolicy: 'IfNotPresent',
+        },
+        {
+          name: 'log-shipper',
+          image: 'registry.example.com/platform/log-shipper:3.4.1',
+          args: ['--input=/var/log/web', '--output=collector.logging.svc:24224'],
+          resources: { limits: { memory: '64Mi' }, requests: { cpu: '10m', memory: '32Mi' } },
+          volumeMounts: [
+            {
+              name: `kube-api-access-${hex(i, 5)}`,
+              readOnly: true,
+              mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+            },
+          ],
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+          imagePullPolicy: 'IfNotPresent',
+        },
+      ],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      serviceAccountName: 'default',
+      serviceAccount: 'default',
+      nodeName: `node-${(i % 50) + 1}`,
+      securityContext: {},
+      schedulerName: 'default-scheduler',
+      tolerations: [
+        {
+          key: 'node.kubernetes.io/not-ready',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
+        {
+          key: 'node.kubernetes.io/unreachable',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
+      ],
+      priority: 0,
+      enableServiceLinks: true,
+      preemptionPolicy: 'PreemptLowerPriority',
+    },
+    status: {
+      phase: 'Running',
+      conditions: [
+        'PodReadyToStartContainers',
+        'Initialized',
+        'Ready',
+        'ContainersReady',
+        'PodScheduled',
+      ].map((type, k) => ({
+        type,
+        status: 'True',
+        lastProbeTime: null,
+        lastTransitionTime: at(i + k),
+      })) as unknown as NonNullable<Pod['status']>['conditions'],
+      hostIP: `10.0.0.${(i % 50) + 1}`,
+      hostIPs: [{ ip: `10.0.0.${(i % 50) + 1}` }],
+      podIP: `10.244.${i % 250}.${i % 200}`,
+      podIPs: [{ ip: `10.244.${i % 250}.${i % 200}` }],
+      startTime: at(i + 1),
+      containerStatuses: [
+        {
+          name: 'web',
+          state: { running: { startedAt: at(i + 3) } },
+          lastState: {},
+          ready: true,
+          restartCount: 0,
+          image: 'registry.example.com/team/web:1.27.3',
+          imageID: `registry.example.com/team/web@sha256:${hex(i + 9, 64)}`,
+          containerID: `containerd://${hex(i + 11, 64)}`,
+          started: true,
+        },
+        {
+          name: 'log-shipper',
+          state: { running: { startedAt: at(i + 3) } },
+          lastState: {},
+          ready: true,
+          restartCount: 0,
+          image: 'registry.example.com/platform/log-shipper:3.4.1',
+          imageID: `registry.example.com/platform/log-shipper@sha256:${hex(i + 13, 64)}`,
+          containerID: `containerd://${hex(i + 17, 64)}`,
+          started: true,
+        },
+      ],
+      qosClass: 'Burstable',
     },
   };
 }
 
-/** Writes `count` label changes round-robin over the pods, straight into the registry; returns the last resourceVersion. */
-function writeEvents(sandbox: Sandbox, count: number): string {
-  const info = findResource('', 'v1', 'pods');
-  if (info === undefined) throw new Error('the sandbox serves no pods');
-  let rv = '';
-  for (let i = 0; i < count; i++) {
-    const body = { metadata: { labels: { gen: String(i) } } };
-    const written = sandbox.registry.patch(info, 'default', `pod-${i % pods}`, {
-      type: 'merge',
-      body,
-    });
-    rv = written.object.metadata?.resourceVersion ?? rv;
+// ---- the server child ------------------------------------------------------
+
+async function serve(): Promise<void> {
+  // A short history: a watch only ever starts from the newest version.
+  const sandbox = await startSandbox({ insecureHttp: true, historyWindow: 3 * segmentEvents });
+  const storage = sandbox.registry.storage;
+  // The sandbox keeps no managedFields (it drops them on every write), so the
+  // pods go straight into its storage, which keeps what it is given.
+  let bytes = 0;
+  for (let i = 0; i < pods; i++) {
+    const pod = makePod(i, 0);
+    bytes += JSON.stringify(pod).length;
+    storage.commit('pods', `default/${pod.metadata?.name ?? ''}`, 'ADDED', pod);
   }
-  return rv;
+  process.send?.({
+    url: sandbox.url,
+    token: sandbox.token,
+    kubeconfig: sandbox.kubeconfig,
+    podBytes: bytes / pods,
+  } satisfies ServerInfo);
+  let changed = 0;
+  process.on('message', (m: Ask | 'stop') => {
+    if (m === 'stop') {
+      void sandbox.stop().then(() => process.exit(0));
+      return;
+    }
+    // A segment: S label changes, written at once, round-robin over the pods.
+    for (let k = 0; k < segmentEvents; k++, changed++) {
+      const pod = makePod(changed % pods, Math.floor(changed / pods) + 1);
+      storage.commit('pods', `default/${pod.metadata?.name ?? ''}`, 'MODIFIED', pod);
+    }
+    process.send?.({ written: String(storage.currentRevision()) } satisfies Written);
+  });
 }
 
-/** Our informer over `lw`: resolves with the time to sync, the heap it keeps, and the time to see `target`. */
-async function ours(lw: ListerWatcher<Pod>, target: string | undefined): Promise<Figures> {
-  const before = await heapUsed();
-  const informer = new SharedIndexInformer<Pod>(lw, { objectDescription: 'pods' });
-  let lastRV = '';
+// ---- helpers for readers ---------------------------------------------------
+
+async function heapUsed(): Promise<number> {
+  // Let closed connections and finished requests go before collecting.
+  await new Promise((r) => setTimeout(r, 200));
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run with node --expose-gc');
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/**
+ * GETs `path` from the server with node:http and hands each chunk to
+ * `onData`. Resolves when the response ends; `stop()` ends it early.
+ */
+function get(
+  info: ServerInfo,
+  path: string,
+  onData: (chunk: Buffer) => void,
+): { done: Promise<void>; stop: () => void } {
+  let stop = (): void => {};
+  const done = new Promise<void>((resolve, reject) => {
+    const req = request(
+      `${info.url}${path}`,
+      { headers: { authorization: `Bearer ${info.token}` } },
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`GET ${path}: ${String(res.statusCode)}`));
+        res.on('data', onData);
+        res.on('end', () => resolve());
+        // Destroyed by stop(), or cut off by the server: either way, over.
+        res.on('error', () => resolve());
+      },
+    );
+    stop = () => {
+      req.destroy();
+      resolve();
+    };
+    req.on('error', (err) => (req.destroyed ? resolve() : reject(err)));
+    req.end();
+  });
+  return { done, stop };
+}
+
+const listPath = '/api/v1/pods?resourceVersion=0&limit=500';
+const watchPath = (rv: string): string =>
+  `/api/v1/pods?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true`;
+
+/** The list body, read before any timing. */
+async function listBody(info: ServerInfo): Promise<string> {
+  const chunks: Buffer[] = [];
+  await get(info, listPath, (c) => chunks.push(c)).done;
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Asks the server, through the parent, for a segment; resolves with its last resourceVersion. */
+function askSegment(): Promise<string> {
+  return new Promise((resolve) => {
+    const onMessage = (m: Written): void => {
+      process.off('message', onMessage);
+      resolve(m.written);
+    };
+    process.on('message', onMessage);
+    process.send?.({ ask: 'segment' } satisfies Ask);
+  });
+}
+
+/** Counts the promises made while `fn` runs. */
+async function countPromises(fn: () => Promise<void>): Promise<number> {
+  let made = 0;
+  // Node's own typings give the stop function as a bare Function.
+  const stop = promiseHooks.onInit(() => {
+    made++;
+  }) as () => void;
+  try {
+    await fn();
+  } finally {
+    stop();
+  }
+  return made;
+}
+
+/** The CPU time this process has used since `since` (all its threads, GC included), in ms. */
+function cpuMs(since?: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * Times a reader that is already watching, segment after segment (the
+ * first only warms up): asks the server for a segment, then measures the
+ * wall time from the first change the reader sees to the last, and the CPU
+ * time the reader's process spent until it had seen the last.
+ */
+async function following(phase: Phase, tracker: Tracker): Promise<Measured> {
+  const segment = async (): Promise<{ ms: number; cpuMs: number }> => {
+    tracker.firstSeen = 0;
+    const cpu0 = process.cpuUsage();
+    const target = await askSegment();
+    await tracker.reach(target);
+    const cpu = cpuMs(cpu0);
+    // n changes take n - 1 gaps; scale to n so segments add up.
+    const ms = ((tracker.lastSeen - tracker.firstSeen) * segmentEvents) / (segmentEvents - 1);
+    return { ms, cpuMs: cpu };
+  };
+  await segment();
+  if (phase === 'promises') {
+    const made = await countPromises(async () => {
+      await segment();
+    });
+    return { ms: 0, cpuMs: 0, promisesPerEvent: made / segmentEvents };
+  }
+  const total = { ms: 0, cpuMs: 0 };
+  for (let j = 0; j < segments; j++) {
+    const m = await segment();
+    total.ms += m.ms;
+    total.cpuMs += m.cpuMs;
+  }
+  return total;
+}
+
+/**
+ * What a reader has seen: `seen(rv)` for each change; `reach(rv)` resolves
+ * once a change at or after `rv` has been seen, and starts a new timing.
+ */
+class Tracker {
+  firstSeen = 0;
+  lastSeen = 0;
+  #latest = 0;
+  #target = Infinity;
+  #reached: (() => void) | undefined;
+
+  seen(rv: string | undefined): void {
+    this.lastSeen = performance.now();
+    if (this.firstSeen === 0) this.firstSeen = this.lastSeen;
+    this.#latest = Number(rv);
+    if (this.#latest >= this.#target) {
+      this.#target = Infinity;
+      this.#reached?.();
+    }
+  }
+
+  reach(rv: string): Promise<void> {
+    // The sandbox hands out resourceVersions as increasing integers.
+    if (this.#latest >= Number(rv)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#target = Number(rv);
+      this.#reached = resolve;
+    });
+  }
+}
+
+// ---- the readers -----------------------------------------------------------
+
+/** Our informer: a sync from the server, or following the watch. */
+async function ours(info: ServerInfo, phase: Phase, trim: boolean): Promise<Measured> {
+  const client = createClient(info.kubeconfig);
+  const before = phase === 'sync' ? await heapUsed() : 0;
+  const informer = new SharedIndexInformer<Pod>(client.pods, {
+    objectDescription: 'pods',
+    ...(trim ? { transform: trimManagedFields } : {}),
+  });
+  const tracker = new Tracker();
   informer.addEventHandler({
-    onUpdate: (_old, p) => {
-      lastRV = p.metadata?.resourceVersion ?? '';
-    },
+    onUpdate: (_old, p) => tracker.seen(p.metadata?.resourceVersion),
   });
   const controller = new AbortController();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const running = informer.run(controller.signal);
   await informer.whenSynced();
-  const syncMs = performance.now() - t0;
-  let heapPerObject = 0;
-  let eventsMs = 0;
-  if (target === undefined) heapPerObject = ((await heapUsed()) - before) / pods;
+  const sync = { ms: performance.now() - t0, cpuMs: cpuMs(cpu0) };
+  let out: Measured;
+  if (phase === 'sync') out = { ...sync, heapPerObject: ((await heapUsed()) - before) / pods };
   else {
-    await until(() => lastRV === target);
-    eventsMs = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 200)); // the watch is open
+    out = await following(phase, tracker);
   }
   if (informer.getStore().listKeys().length !== pods) throw new Error('ours: wrong cache size');
   controller.abort();
   await running;
-  return { syncMs, eventsMs, heapPerObject };
+  return out;
 }
 
-/** client-node's informer with `list` as its list function; the same figures as {@link ours}. */
-async function clientNode(
-  kc: k8s.KubeConfig,
-  list: () => Promise<k8s.V1PodList>,
-  target: string | undefined,
-): Promise<Figures> {
-  const before = await heapUsed();
-  const informer = k8s.makeInformer(kc, '/api/v1/pods', list);
-  let lastRV = '';
-  informer.on('update', (p) => {
-    lastRV = p.metadata?.resourceVersion ?? '';
-  });
-  let stopping = false;
-  informer.on('error', (err) => {
-    if (!stopping) console.error('client-node informer error:', err);
-  });
+/** @kubernetes/client-node's informer; the same figures as {@link ours}. */
+async function clientNode(info: ServerInfo, phase: Phase): Promise<Measured> {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(info.kubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const before = phase === 'sync' ? await heapUsed() : 0;
+  const informer = k8s.makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
+  const tracker = new Tracker();
+  informer.on('update', (p) => tracker.seen(p.metadata?.resourceVersion));
+  informer.on('error', () => {});
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await informer.start(); // resolves after the list, with the watch being set up
-  const syncMs = performance.now() - t0;
-  let heapPerObject = 0;
-  let eventsMs = 0;
-  if (target === undefined) heapPerObject = ((await heapUsed()) - before) / pods;
+  await informer.start(); // resolves once the list is in the cache
+  const sync = { ms: performance.now() - t0, cpuMs: cpuMs(cpu0) };
+  let out: Measured;
+  if (phase === 'sync') out = { ...sync, heapPerObject: ((await heapUsed()) - before) / pods };
   else {
-    await until(() => lastRV === target);
-    eventsMs = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 200)); // the watch is open
+    out = await following(phase, tracker);
   }
   if (informer.list().length !== pods) throw new Error('client-node: wrong cache size');
-  stopping = true;
   await informer.stop();
-  return { syncMs, eventsMs, heapPerObject };
+  return out;
 }
 
-/** GETs `path` from the sandbox; resolves with the body once it holds `stopAt` (or has ended). */
-function get(sandbox: Sandbox, path: string, stopAt?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const headers = { authorization: `Bearer ${sandbox.token}` };
-    const req = request(`${sandbox.url}${path}`, { headers, ca: sandbox.caCert }, (res) => {
-      const chunks: string[] = [];
-      let tail = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        chunks.push(chunk);
-        // Look only at the new bytes (and enough before them to span a split).
-        const window = tail + chunk;
-        tail = window.slice(-(stopAt?.length ?? 0));
-        if (stopAt !== undefined && window.includes(stopAt)) {
-          req.destroy();
-          resolve(chunks.join(''));
-        }
-      });
-      res.on('end', () => resolve(chunks.join('')));
-      res.on('error', reject);
-    });
-    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
-    req.end();
+/** JSON.parse and a Map, on the same bytes. */
+async function bare(info: ServerInfo, phase: Phase): Promise<Measured> {
+  const keyOf = (p: Pod): string => `${p.metadata?.namespace}/${p.metadata?.name}`;
+  const cache = new Map<string, Pod>();
+  const before = phase === 'sync' ? await heapUsed() : 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const list = JSON.parse(await listBody(info)) as ObjectList<Pod>;
+  for (const p of list.items) cache.set(keyOf(p), p);
+  const sync = { ms: performance.now() - t0, cpuMs: cpuMs(cpu0) };
+  if (cache.size !== pods) throw new Error('bare: wrong cache size');
+  if (phase === 'sync') {
+    list.items = [];
+    return { ...sync, heapPerObject: ((await heapUsed()) - before) / pods };
+  }
+  const tracker = new Tracker();
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  const watch = get(info, watchPath(list.metadata.resourceVersion ?? ''), (chunk) => {
+    pending += decoder.write(chunk);
+    let from = 0;
+    for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n', from)) {
+      const ev = JSON.parse(pending.slice(from, nl)) as { type: string; object: Pod };
+      from = nl + 1;
+      if (ev.type === 'BOOKMARK') continue;
+      const key = keyOf(ev.object);
+      if (ev.type === 'DELETED') cache.delete(key);
+      else cache.set(key, ev.object);
+      tracker.seen(ev.object.metadata?.resourceVersion);
+    }
+    pending = pending.slice(from);
+  });
+  await new Promise((r) => setTimeout(r, 200)); // the watch is open
+  const out = await following(phase, tracker);
+  watch.stop();
+  return out;
+}
+
+/** The watch read as bytes, not parsed: each chunk's last resourceVersion is what it saw. */
+async function stream(info: ServerInfo, phase: Phase): Promise<Measured> {
+  const list = JSON.parse(await listBody(info)) as ObjectList<Pod>;
+  const tracker = new Tracker();
+  const marker = Buffer.from('"resourceVersion":"');
+  let tail: Buffer = Buffer.alloc(0);
+  const watch = get(info, watchPath(list.metadata.resourceVersion ?? ''), (chunk) => {
+    // The last resourceVersion in the new bytes (and enough before them to span a split).
+    const window = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk;
+    tail = window.subarray(Math.max(0, window.length - 64));
+    const at = window.lastIndexOf(marker);
+    if (at < 0) return;
+    const end = window.indexOf(0x22, at + marker.length);
+    if (end > 0) tracker.seen(window.toString('latin1', at + marker.length, end));
+  });
+  await new Promise((r) => setTimeout(r, 200)); // the watch is open
+  const out = await following(phase, tracker);
+  watch.stop();
+  return out;
+}
+
+/** @kcm-ts/client's watch iterated with nothing behind it. */
+async function clientStream(info: ServerInfo, phase: Phase): Promise<Measured> {
+  const client = createClient(info.kubeconfig);
+  const list = await client.pods.list({ resourceVersion: '0' });
+  const tracker = new Tracker();
+  const controller = new AbortController();
+  const watch = await client.pods.watch({
+    resourceVersion: list.metadata.resourceVersion ?? '',
+    allowWatchBookmarks: true,
+    signal: controller.signal,
+  });
+  void (async () => {
+    for await (const ev of watch) {
+      if (ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
+        tracker.seen(ev.object.metadata?.resourceVersion);
+      }
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 200)); // the watch is open
+  const out = await following(phase, tracker);
+  controller.abort();
+  return out;
+}
+
+async function read(info: ServerInfo, reader: ReaderName, phase: Phase): Promise<Measured> {
+  switch (reader) {
+    case 'ours':
+      return ours(info, phase, false);
+    case 'ours+trim':
+      return ours(info, phase, true);
+    case 'client-node':
+      return clientNode(info, phase);
+    case 'bare':
+      return bare(info, phase);
+    case 'stream':
+      return stream(info, phase);
+    case 'client stream':
+      return clientStream(info, phase);
+  }
+}
+
+// ---- the parent ------------------------------------------------------------
+
+const self = fileURLToPath(import.meta.url);
+
+function child(role: string, env: Record<string, string> = {}): ChildProcess {
+  return fork(self, [], {
+    env: { ...process.env, BENCH_ROLE: role, ...env },
+    execArgv: ['--expose-gc', '--conditions=@kcm-ts/source', '--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
 
+/** Runs one reader in a fresh process, relaying its asks for segments to the server. */
+function measure(
+  server: ChildProcess,
+  info: ServerInfo,
+  reader: ReaderName,
+  phase: Phase,
+): Promise<Measured> {
+  const proc = child('reader', {
+    BENCH_INFO: JSON.stringify(info),
+    BENCH_READER: reader,
+    BENCH_PHASE: phase,
+  });
+  const relay = (m: Written): void => void proc.send(m);
+  server.on('message', relay);
+  return new Promise<Measured>((resolve, reject) => {
+    let result: Measured | undefined;
+    proc.on('message', (m: Ask | Measured) => {
+      if ('ask' in m) server.send(m);
+      else result = m;
+    });
+    proc.once('exit', (code) => {
+      server.off('message', relay);
+      if (result !== undefined) resolve(result);
+      else reject(new Error(`reader ${reader} (${phase}) exited with ${String(code)}`));
+    });
+  });
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+/** `median (min–max)`, all formatted alike. */
+const spread = (xs: number[], digits = 0): string =>
+  xs.length === 0
+    ? '–'
+    : `${fmt(median(xs), digits)} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`;
+
+const syncReaders: ReaderName[] = ['bare', 'ours', 'ours+trim', 'client-node'];
+const eventReaders: ReaderName[] = [
+  'stream',
+  'client stream',
+  'bare',
+  'ours',
+  'ours+trim',
+  'client-node',
+];
+
 async function main(): Promise<void> {
-  if ((globalThis as { gc?: unknown }).gc === undefined) {
-    console.warn('run with node --expose-gc for the heap figures (npm run bench does)');
-  }
-  const sandbox = await startSandbox({ historyWindow: 2 * events });
+  const server = child('server');
+  const info = await new Promise<ServerInfo>((resolve) => server.once('message', resolve));
+  const sync = new Map<ReaderName, Measured[]>();
+  const ev = new Map<ReaderName, Measured[]>();
+  const record = (into: Map<ReaderName, Measured[]>, r: ReaderName, m: Measured): void => {
+    into.set(r, [...(into.get(r) ?? []), m]);
+  };
   try {
-    const inProcess = sandbox.client<Pod>('', 'pods');
-    for (let i = 0; i < pods; i++) await inProcess.create(pod(i));
-    const client = createClient(sandbox.kubeconfig);
-    const kc = new k8s.KubeConfig();
-    kc.loadFromString(sandbox.kubeconfig);
-    const core = kc.makeApiClient(k8s.CoreV1Api);
-
-    // The lists before the changes, where the replaying watches start.
-    const oursBefore: ObjectList<Pod> = await client.pods.list();
-    const theirsBefore = await core.listPodForAllNamespaces();
-    const listBody = await get(sandbox, '/api/v1/pods');
-    const rv0 = oursBefore.metadata.resourceVersion ?? '';
-    const target = writeEvents(sandbox, events);
-
-    // (a) sync from scratch, and the heap kept.
-    const a1 = await ours(client.pods, undefined);
-    const b1 = await clientNode(kc, () => core.listPodForAllNamespaces(), undefined);
-
-    // (b) replay the events from the list before them.
-    const replay: ListerWatcher<Pod> = {
-      list: () => Promise.resolve(oursBefore),
-      watch: (opts) => client.pods.watch(opts),
-    };
-    const a2 = await ours(replay, target);
-    const b2 = await clientNode(kc, () => Promise.resolve(theirsBefore), target);
-
-    // Baselines: the raw stream, then the bare parse.
-    const watchPath = `/api/v1/pods?watch=true&resourceVersion=${rv0}&allowWatchBookmarks=true`;
-    const t0 = performance.now();
-    const stream = await get(sandbox, watchPath, `"resourceVersion":"${target}"`);
-    const streamMs = performance.now() - t0;
-    const lines = stream.split('\n').filter((l) => l.endsWith('}'));
-
-    const before = await heapUsed();
-    const t1 = performance.now();
-    const cache = new Map<string, Pod>();
-    for (const p of (JSON.parse(listBody) as { items: Pod[] }).items) {
-      cache.set(`${p.metadata?.namespace}/${p.metadata?.name}`, p);
+    // Warm the server up (its JIT, its caches) before anything is recorded.
+    await measure(server, info, 'bare', 'sync');
+    await measure(server, info, 'bare', 'events');
+    for (let r = 0; r < runs; r++) {
+      // Each run starts with another reader, so none is always first.
+      const rot = <T>(xs: T[]): T[] => [...xs.slice(r % xs.length), ...xs.slice(0, r % xs.length)];
+      for (const reader of rot(syncReaders))
+        record(sync, reader, await measure(server, info, reader, 'sync'));
+      for (const reader of rot(eventReaders))
+        record(ev, reader, await measure(server, info, reader, 'events'));
+      process.stderr.write(`run ${r + 1}/${runs} done\n`);
     }
-    const bareSyncMs = performance.now() - t1;
-    const bareHeap = ((await heapUsed()) - before) / pods;
-    const t2 = performance.now();
-    for (const line of lines) {
-      const ev = JSON.parse(line) as { type: string; object: Pod };
-      const key = `${ev.object.metadata?.namespace}/${ev.object.metadata?.name}`;
-      if (ev.type === 'DELETED') cache.delete(key);
-      else if (ev.type !== 'BOOKMARK') cache.set(key, ev.object);
+    const promises = new Map<ReaderName, number>();
+    for (const reader of ['bare', 'client stream', 'ours', 'ours+trim', 'client-node'] as const) {
+      promises.set(reader, (await measure(server, info, reader, 'promises')).promisesPerEvent ?? 0);
     }
-    const bareEventsMs = performance.now() - t2;
-    if (cache.size !== pods) throw new Error('bare: wrong cache size');
-
-    const rate = (ms: number): number => (events / ms) * 1000;
-    console.log(
-      `\n${fmt(pods)} pods, ${fmt(events)} watch events; Node ${process.version}, client-node ${k8sVersion()}\n`,
-    );
-    console.log(
-      '| reader               | sync ms | heap/object (bytes) | events/s | sync time vs client-node | events/s vs client-node |',
-    );
-    console.log(
-      '| -------------------- | ------: | ------------------: | -------: | -----------------------: | ----------------------: |',
-    );
-    const row = (name: string, sync: number, heap: number, evMs: number): void => {
-      const cells = [
-        name.padEnd(20),
-        sync > 0 ? fmt(sync).padStart(7) : '      –',
-        heap > 0 ? fmt(heap).padStart(19) : '                  –',
-        fmt(rate(evMs)).padStart(8),
-        sync > 0 ? fmt(sync / b1.syncMs, 2).padStart(24) : '                       –',
-        fmt(rate(evMs) / rate(b2.eventsMs), 2).padStart(23),
-      ];
-      console.log(`| ${cells.join(' | ')} |`);
-    };
-    row('@kcm-ts/informer', a1.syncMs, a1.heapPerObject, a2.eventsMs);
-    row('client-node informer', b1.syncMs, b1.heapPerObject, b2.eventsMs);
-    row('stream (bytes only)', 0, 0, streamMs);
-    row('bare JSON.parse + Map', bareSyncMs, bareHeap, bareEventsMs);
+    report(info, sync, ev, promises);
   } finally {
-    await sandbox.stop();
+    server.send('stop');
+    await new Promise((r) => server.once('exit', r));
   }
 }
 
-function k8sVersion(): string {
-  return (k8s as { version?: string }).version ?? '1.x';
+function report(
+  info: ServerInfo,
+  sync: Map<ReaderName, Measured[]>,
+  ev: Map<ReaderName, Measured[]>,
+  promises: Map<ReaderName, number>,
+): void {
+  const wall = (m: Measured[] | undefined): number[] => (m ?? []).map((x) => x.ms);
+  const cpu = (m: Measured[] | undefined): number[] => (m ?? []).map((x) => x.cpuMs);
+  const perSecond = (ms: number[]): number[] => ms.map((t) => (events / t) * 1000);
+  const heap = (m: Measured[] | undefined): number[] => (m ?? []).map((x) => x.heapPerObject ?? 0);
+  // Ratios are taken run by run: each run's reader against the same run's baseline.
+  const ratio = (a: number[], b: number[]): number[] => a.map((x, i) => x / (b[i] as number));
+
+  console.log(
+    `\n${fmt(pods)} pods of ${fmt(info.podBytes)} bytes of JSON; events: ${segments} segments of ${fmt(segmentEvents)} changes` +
+      ` after one to warm up; ${runs} runs, each reader in a fresh process; Node ${process.version},` +
+      ` client-node ${(k8s as { version?: string }).version ?? '1.4'}. Figures: median (min–max) over the runs;` +
+      " ratios run by run. CPU: the reader process's own CPU time.\n",
+  );
+  console.log('Sync (a list of all the pods into an empty cache):\n');
+  console.log(
+    '| reader | wall ms | CPU ms | CPU × bare | CPU × client-node | heap/object (bytes) | heap × bare | heap × client-node |',
+  );
+  console.log('| --- | --: | --: | --: | --: | --: | --: | --: |');
+  for (const reader of syncReaders) {
+    const m = sync.get(reader);
+    const cells = [
+      reader,
+      spread(wall(m)),
+      spread(cpu(m)),
+      spread(ratio(cpu(m), cpu(sync.get('bare'))), 2),
+      spread(ratio(cpu(m), cpu(sync.get('client-node'))), 2),
+      spread(heap(m)),
+      spread(ratio(heap(m), heap(sync.get('bare'))), 2),
+      spread(ratio(heap(m), heap(sync.get('client-node'))), 2),
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+  console.log('\nEvents (following the watch):\n');
+  console.log(
+    '| reader | events/s (wall) | events per CPU-second | × bare | × client-node | promises/event |',
+  );
+  console.log('| --- | --: | --: | --: | --: | --: |');
+  for (const reader of eventReaders) {
+    const m = ev.get(reader);
+    const p = promises.get(reader);
+    const rate = perSecond(cpu(m));
+    const cells = [
+      reader,
+      spread(perSecond(wall(m))),
+      spread(rate),
+      spread(ratio(rate, perSecond(cpu(ev.get('bare')))), 2),
+      spread(ratio(rate, perSecond(cpu(ev.get('client-node')))), 2),
+      p === undefined ? '–' : fmt(p, 2),
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+  const transport = promises.get('client stream');
+  if (transport !== undefined) {
+    const own = (r: ReaderName): string => fmt((promises.get(r) ?? 0) - transport, 2);
+    console.log(
+      `\nPromises per event our informer adds to its transport (the reader − client stream): ${own('ours')}; with trim, ${own('ours+trim')}.`,
+    );
+  }
 }
 
-await main();
+// ---- roles -----------------------------------------------------------------
+
+const role = process.env.BENCH_ROLE;
+if (role === 'server') {
+  await serve();
+} else if (role === 'reader') {
+  const info = JSON.parse(process.env.BENCH_INFO ?? '{}') as ServerInfo;
+  const result = await read(
+    info,
+    process.env.BENCH_READER as ReaderName,
+    process.env.BENCH_PHASE as Phase,
+  );
+  process.send?.(result, () => process.exit(0));
+} else {
+  await main();
+}

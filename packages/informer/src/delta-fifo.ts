@@ -1,42 +1,28 @@
-// The queue between a reflector and an informer: client-go tools/cache
-// delta_fifo.go (DeltaFIFO), with the Queue contract of fifo.go.
+// The queue between a reflector and an informer that merges changes per
+// object: client-go tools/cache delta_fifo.go (DeltaFIFO).
 import {
   DeletedFinalStateUnknown,
+  FifoBuffer,
   isDeletedFinalStateUnknown,
   metaNamespaceKeyFunc,
   type KeyFunc,
 } from '@kcm-ts/apimachinery';
+import { DoneSignal, type DoneChecker } from './done-checker.js';
 import { KeyError, keyOrThrow } from './keys.js';
+import type {
+  Delta,
+  Deltas,
+  DrainableQueue,
+  KeyedPopProcessFunc,
+  PopOutcome,
+  PopProcessFunc,
+  PopResult,
+  Queue,
+} from './queue.js';
 import type { TransformFunc } from './store.js';
 
-/**
- * What happened to an object: Go's `cache.DeltaType`. `Replaced` and `Sync`
- * come from a relist and a resync respectively.
- *
- * @category DeltaFIFO
- */
-export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
-
-/**
- * One change to one object: Go's `cache.Delta`. A `Deleted` delta may carry a
- * {@link DeletedFinalStateUnknown} tombstone instead of the object.
- *
- * @category DeltaFIFO
- */
-export interface Delta<T> {
-  /** The kind of change. */
-  readonly type: DeltaType;
-  /** The object after the change, or a tombstone for a deletion found by relist. */
-  readonly object: T | DeletedFinalStateUnknown<T>;
-}
-
-/**
- * The changes queued for one key, oldest first: Go's `cache.Deltas`. Never
- * empty when handed out by a {@link DeltaFIFO}.
- *
- * @category DeltaFIFO
- */
-export type Deltas<T> = Delta<T>[];
+// The delta types a DeltaFIFO queues: the atomic ones belong to RealFIFO.
+type DeltaFIFOType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
 
 /**
  * What a {@link DeltaFIFO} needs from the store an informer keeps: Go's
@@ -76,25 +62,6 @@ export interface DeltaFIFOOptions<T> {
 }
 
 /**
- * What {@link DeltaFIFO.pop} resolves to, shaped like the work queue's `get`:
- * the deltas handed to the process function, or `closed` once the queue is
- * closed and empty.
- *
- * @category DeltaFIFO
- */
-export type PopResult<T> =
-  readonly [deltas: Deltas<T>, closed: false] | readonly [deltas: undefined, closed: true];
-
-/**
- * Handles the deltas of one key, synchronously: Go's `PopProcessFunc`.
- * `isInInitialList` is true while the items of the first relist are being
- * handed out.
- *
- * @category DeltaFIFO
- */
-export type PopProcessFunc<T> = (deltas: Deltas<T>, isInInitialList: boolean) => void;
-
-/**
  * The error wrapped in a {@link KeyError} when asked for the key of an empty
  * {@link Deltas}: Go's `ErrZeroLengthDeltasObject`.
  *
@@ -108,10 +75,12 @@ export const errZeroLengthDeltasObject = new Error("0 length Deltas object; can'
  * key's deltas at a time and applies them to its store. Each key appears in
  * the queue at most once; changes to a queued key are appended to its deltas
  * without moving it. Two consecutive deletions of a key collapse into one.
+ * Informers use a {@link RealFIFO} by default, as client-go does since 1.33;
+ * this one is what they used before, and stays selectable.
  *
  * @category DeltaFIFO
  */
-export interface DeltaFIFO<T> {
+export interface DeltaFIFO<T> extends Queue<T> {
   /** Queues an `Added` delta. */
   add(obj: T): void;
   /** Queues an `Updated` delta. */
@@ -144,15 +113,6 @@ export interface DeltaFIFO<T> {
    * closed and empty; items queued before closing are still handed out.
    */
   pop(process: PopProcessFunc<T>): Promise<PopResult<T>>;
-  /**
-   * True once something was added, updated or deleted before the first
-   * replace, or once every item of the first replace has been popped.
-   */
-  hasSynced(): boolean;
-  /** Makes waiting and future pops resolve `closed` once the queue is empty. */
-  close(): void;
-  /** True once {@link DeltaFIFO.close} has been called. */
-  isClosed(): boolean;
   /** The key of an object, a tombstone or a {@link Deltas} (its newest object). Throws a {@link KeyError}. */
   keyOf(obj: unknown): string;
 }
@@ -173,16 +133,20 @@ function isDeltas(obj: unknown): obj is Deltas<unknown> {
   return Array.isArray(obj);
 }
 
-/** Collapses the last two deltas when both are deletions (delta_fifo.go, dedupDeltas). */
+/**
+ * Collapses the last two deltas when both are deletions, in place
+ * (delta_fifo.go, dedupDeltas): a key's deltas are never copied per change.
+ */
 //#region dedup
-function dedupDeltas<T>(deltas: Deltas<T>): Deltas<T> {
+function dedupDeltas<T>(deltas: Deltas<T>): void {
   const n = deltas.length;
-  if (n < 2) return deltas;
+  if (n < 2) return;
   const a = deltas[n - 1] as Delta<T>;
   const b = deltas[n - 2] as Delta<T>;
   const out = isDuplicate(a, b);
-  if (out) return [...deltas.slice(0, n - 2), out];
-  return deltas;
+  if (out === undefined) return;
+  deltas.length = n - 2;
+  deltas.push(out);
   //#endregion dedup
 }
 
@@ -193,15 +157,16 @@ function isDuplicate<T>(a: Delta<T>, b: Delta<T>): Delta<T> | undefined {
   return isDeletedFinalStateUnknown(b.object) ? a : b;
 }
 
-class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
+class DeltaFIFOImpl<T> implements DeltaFIFO<T>, DrainableQueue<T> {
   readonly #items = new Map<string, Deltas<T>>();
   /** Keys in FIFO order; a key is here iff it is in #items. */
-  #queue: string[] = [];
+  readonly #queue = new FifoBuffer<string>();
   #populated = false;
   #initialPopulationCount = 0;
+  readonly #synced: DoneSignal;
   #closed = false;
-  /** Pops waiting for an item, oldest first. */
-  readonly #waiters: (() => void)[] = [];
+  /** Pops and drains waiting for an item, oldest first. */
+  readonly #waiters = new FifoBuffer<() => void>();
   #wakeScheduled = false;
   readonly #keyFunc: KeyFunc;
   readonly #knownObjects: KeyListerGetter<T> | undefined;
@@ -209,6 +174,7 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
   readonly #transformer: TransformFunc<T> | undefined;
 
   constructor(options: DeltaFIFOOptions<T>) {
+    this.#synced = new DoneSignal(options.name ?? 'DeltaFIFO');
     this.#keyFunc = options.keyFunction ?? metaNamespaceKeyFunc;
     this.#knownObjects = options.knownObjects;
     this.#emitDeltaTypeReplaced = options.emitDeltaTypeReplaced ?? false;
@@ -228,17 +194,20 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
 
   add(obj: T): void {
     this.#populated = true;
+    this.#checkSynced();
     this.#queueAction('Added', 'Added', obj);
   }
 
   update(obj: T): void {
     this.#populated = true;
+    this.#checkSynced();
     this.#queueAction('Updated', 'Updated', obj);
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
     const id = this.keyOf(obj);
     this.#populated = true;
+    this.#checkSynced();
     if (!this.#items.has(id)) {
       if (!this.#knownObjects) return;
       let known: boolean;
@@ -256,7 +225,7 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
   //#region replace
   replace(list: readonly T[], _resourceVersion: string): void {
     // delta_fifo.go, Replace
-    const action: DeltaType = this.#emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
+    const action: DeltaFIFOType = this.#emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
     const keys = new Set<string>();
     for (const item of list) {
       keys.add(this.keyOf(item));
@@ -264,7 +233,8 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     }
 
     let queuedDeletions = 0;
-    for (const [key, deltas] of [...this.#items]) {
+    // Appending to a queued key leaves the map's keys as they are: no copy needed.
+    for (const [key, deltas] of this.#items) {
       if (keys.has(key)) continue;
       let last: unknown = deltas.at(-1)?.object;
       if (isDeletedFinalStateUnknown(last)) last = last.obj;
@@ -293,6 +263,7 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     if (!this.#populated) {
       this.#populated = true;
       this.#initialPopulationCount = keys.size + queuedDeletions;
+      this.#checkSynced();
     }
     //#endregion replace
   }
@@ -318,13 +289,13 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     const out: (T | DeletedFinalStateUnknown<T>)[] = [];
     for (const deltas of this.#items.values()) {
       const newest = deltas.at(-1);
-      if (newest) out.push(newest.object);
+      if (newest) out.push(newest.object as T | DeletedFinalStateUnknown<T>);
     }
     return out;
   }
 
   listKeys(): string[] {
-    return [...this.#items.keys()];
+    return [...this.#queue];
   }
 
   get(obj: T): Deltas<T> | undefined {
@@ -340,7 +311,7 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     return new Promise((resolve, reject) => {
       const attempt = (): void => {
         try {
-          resolve(this.#popNow(process));
+          resolve(this.#pop(process));
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
@@ -353,8 +324,29 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     });
   }
 
+  popNow(process: KeyedPopProcessFunc<T>): PopOutcome {
+    if (this.#queue.length === 0) return this.#closed ? 'closed' : 'empty';
+    this.#pop(process);
+    return 'popped';
+  }
+
+  onReady(ready: () => void): void {
+    this.#waiters.push(ready);
+    this.#scheduleWake();
+  }
+
   hasSynced(): boolean {
-    return this.#populated && this.#initialPopulationCount === 0;
+    return this.#synced.isDone();
+  }
+
+  hasSyncedChecker(): DoneChecker {
+    return this.#synced;
+  }
+
+  // delta_fifo.go, checkSynced_locked: after every change to populated or
+  // initialPopulationCount.
+  #checkSynced(): void {
+    if (this.#populated && this.#initialPopulationCount === 0) this.#synced.close();
   }
 
   close(): void {
@@ -367,15 +359,19 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
   }
 
   /** Takes the head key; only called when the queue is non-empty or closed. */
-  #popNow(process: PopProcessFunc<T>): PopResult<T> {
+  #pop(process: KeyedPopProcessFunc<T>): PopResult<T> {
     const id = this.#queue.shift();
     if (id === undefined) return [undefined, true];
     const isInInitialList = !this.hasSynced();
-    // Unlike FIFO, the item counts as popped before it is processed.
-    if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+    // Unlike FIFO and RealFIFO, the item counts as popped before it is processed.
+    if (this.#initialPopulationCount > 0) {
+      this.#initialPopulationCount--;
+      this.#checkSynced();
+    }
     const deltas = this.#items.get(id) as Deltas<T>;
     this.#items.delete(id);
-    process(deltas, isInInitialList);
+    // The key goes along, so the consumer need not compute it again.
+    process(deltas, isInInitialList, id);
     return [deltas, false];
   }
 
@@ -383,18 +379,21 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
   #scheduleWake(): void {
     if (this.#wakeScheduled || this.#waiters.length === 0) return;
     this.#wakeScheduled = true;
-    queueMicrotask(() => {
-      this.#wakeScheduled = false;
-      while (this.#waiters.length > 0 && (this.#queue.length > 0 || this.#closed)) {
-        (this.#waiters.shift() as () => void)();
-      }
-    });
+    queueMicrotask(this.#wake);
   }
+
+  // One function for every wake-up: nothing is allocated per change.
+  readonly #wake = (): void => {
+    this.#wakeScheduled = false;
+    while (this.#waiters.length > 0 && (this.#queue.length > 0 || this.#closed)) {
+      (this.#waiters.shift() as () => void)();
+    }
+  };
 
   //#region queue-action
   #queueAction(
-    type: DeltaType,
-    internalType: DeltaType,
+    type: DeltaFIFOType,
+    internalType: DeltaFIFOType,
     obj: T | DeletedFinalStateUnknown<T>,
   ): void {
     // delta_fifo.go, queueActionInternalLocked
@@ -402,10 +401,14 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T> {
     if (this.#transformer && !isDeletedFinalStateUnknown(obj) && internalType !== 'Sync') {
       obj = this.#transformer(obj);
     }
-    const old = this.#items.get(id);
-    const deltas = dedupDeltas([...(old ?? []), { type, object: obj }]);
-    if (!old) this.#queue.push(id);
-    this.#items.set(id, deltas);
+    const deltas = this.#items.get(id);
+    if (deltas === undefined) {
+      this.#items.set(id, [{ type, object: obj }]);
+      this.#queue.push(id);
+    } else {
+      deltas.push({ type, object: obj });
+      dedupDeltas(deltas);
+    }
     this.#scheduleWake();
     //#endregion queue-action
   }

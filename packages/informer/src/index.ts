@@ -19,24 +19,46 @@ export { newThreadSafeStore } from './thread-safe-store.js';
 export type { ThreadSafeStore } from './thread-safe-store.js';
 export { newIndexer, newStore } from './store.js';
 export type { Indexer, Store, StoreOptions, TransformFunc } from './store.js';
-export { errZeroLengthDeltasObject, newDeltaFIFO } from './delta-fifo.js';
 export type {
+  BookmarkInfo,
   Delta,
-  DeltaFIFO,
-  DeltaFIFOOptions,
   DeltaType,
   Deltas,
-  KeyListerGetter,
   PopProcessFunc,
   PopResult,
-} from './delta-fifo.js';
+  ProcessBatchFunc,
+  Queue,
+  QueueWithBatch,
+  ReplacedAllInfo,
+  SyncAllInfo,
+} from './queue.js';
+export { errZeroLengthDeltasObject, newDeltaFIFO } from './delta-fifo.js';
+export { newRealFIFO } from './real-fifo.js';
+export type { RealFIFO, RealFIFOOptions } from './real-fifo.js';
+export { defaultInformerFeatureGates } from './feature-gates.js';
+export type { InformerFeatureGates } from './feature-gates.js';
+export type { DeltaFIFO, DeltaFIFOOptions, KeyListerGetter } from './delta-fifo.js';
+export { DoneSignal } from './done-checker.js';
+export type { DoneChecker } from './done-checker.js';
 export { ListWatch } from './list-watch.js';
 export type { ListFunc, ListOptionsModifier, WatchFunc } from './list-watch.js';
 export { ListPager, defaultPageSize } from './pager.js';
 export type { ListPagerOptions, PagedList } from './pager.js';
-export { Reflector, VeryShortWatchError, defaultReflectorBackoff } from './reflector.js';
-export type { ReflectorBackoff, ReflectorOptions, ReflectorStore } from './reflector.js';
-export { Controller, newInformer, processDeltas } from './controller.js';
+export {
+  Reflector,
+  VeryShortWatchError,
+  defaultReflectorBackoff,
+  isTooLargeResourceVersion,
+} from './reflector.js';
+export type {
+  ReflectorBackoff,
+  ReflectorOptions,
+  ReflectorStore,
+  WatchErrorHandler,
+} from './reflector.js';
+export { RetryWithDeadline } from './retry-with-deadline.js';
+export { trimManagedFields } from './trim-managed-fields.js';
+export { Controller, newInformer, processDeltas, processDeltasInBatch } from './controller.js';
 export type { ControllerConfig, Informer, InformerOptions } from './controller.js';
 export { filteringResourceEventHandler } from './event-handler.js';
 export type { ResourceEventHandler } from './event-handler.js';

@@ -1,28 +1,38 @@
 // Keeps a store in step with the server by listing then watching: client-go
-// tools/cache reflector.go (Reflector, ListAndWatch, watch, handleWatch) and
-// the backoff it uses, wait.Backoff wrapped by DelayWithReset.
+// tools/cache reflector.go (Reflector, ListAndWatch, list, watchList, watch,
+// handleAnyWatch, isTooLargeResourceVersionError, DefaultWatchErrorHandler)
+// and the backoff it uses, wait.Backoff wrapped by DelayWithReset.
 import {
   deletionHandlingMetaNamespaceKeyFunc,
   hasStatusCause,
   initialEventsEndAnnotation,
   isGone,
+  isInternalError,
   isResourceExpired,
+  isStatusError,
   isTimeout,
   isTooManyRequests,
+  noopLogger,
   realClock,
+  resourceVersionOf,
   StatusError,
   suggestsClientDelay,
   type Clock,
+  type KubeObject,
   type ListOptions,
   type ListerWatcher,
+  type Logger,
+  type Ticker,
   type WatchEvent,
 } from '@kcm-ts/apimachinery';
 import { ListPager, defaultPageSize } from './pager.js';
+import { RetryWithDeadline } from './retry-with-deadline.js';
 import { newStore } from './store.js';
 
 /**
- * What a {@link Reflector} writes to: a {@link Store}, an {@link Indexer} or
- * a {@link DeltaFIFO} all fit.
+ * What a {@link Reflector} writes to: a {@link Store}, an {@link Indexer}, a
+ * {@link RealFIFO} or a {@link DeltaFIFO} all fit. The two optional methods
+ * are Go's `ReflectorBookmarkStore` and `ResourceVersionUpdater`.
  *
  * @category Reflector
  */
@@ -37,6 +47,10 @@ export interface ReflectorStore<T> {
   replace(list: readonly T[], resourceVersion: string): void;
   /** Called every resync period, when one is set. */
   resync(): void;
+  /** Told the resourceVersion of every BOOKMARK event (no object is stored). */
+  bookmark?(resourceVersion: string): void;
+  /** Told every resourceVersion the reflector moves to while watching. */
+  updateResourceVersion?(resourceVersion: string): void;
 }
 
 /**
@@ -73,13 +87,26 @@ export const defaultReflectorBackoff: Readonly<ReflectorBackoff> = Object.freeze
 });
 
 /**
- * Options for a {@link Reflector}: Go's `ReflectorOptions`.
+ * Called with the error whenever a list-and-watch cycle fails, before the
+ * backoff: Go's `WatchErrorHandler`.
+ *
+ * @category Reflector
+ */
+export type WatchErrorHandler = (reflector: Reflector<unknown>, err: unknown) => void;
+
+/**
+ * Options for a {@link Reflector}: Go's `ReflectorOptions` and the settable
+ * fields of `Reflector`. The {@link Controller}, the
+ * {@link SharedIndexInformer} and the {@link SharedInformerFactory} take the
+ * same options and pass them on.
  *
  * @category Reflector
  */
 export interface ReflectorOptions {
   /** A name for messages. Default `'reflector'`. */
   name?: string;
+  /** What is listed, for messages (`failed to list <it>`). Default `'<unspecified>'`. */
+  typeDescription?: string;
   /** How often to call `store.resync()`, in milliseconds; `0` (default) never. */
   resyncPeriod?: number;
   /** Asked before each resync; return `false` to skip it. Default: always resync. */
@@ -94,14 +121,14 @@ export interface ReflectorOptions {
   clock?: Clock;
   /** The backoff between failures. Default {@link defaultReflectorBackoff}. */
   backoff?: ReflectorBackoff;
-  /** Items per list page; unset follows client-go's rules. */
+  /** Items per list page; unset follows client-go's rules. Go's `WatchListPageSize`. */
   pageSize?: number;
   /**
    * Called with the error whenever a list-and-watch cycle fails, before the
-   * backoff; Go's `SetWatchErrorHandler`. Default: report it with
-   * `console.error`, except 410 Expired and Gone.
+   * backoff; Go's `SetWatchErrorHandler`. Default: log it with the logger
+   * (`Failed to watch`), or at verbosity 4 for 410 Expired and Gone.
    */
-  watchErrorHandler?: (reflector: Reflector<unknown>, err: unknown) => void;
+  watchErrorHandler?: WatchErrorHandler;
   /** A random number in [0, 1), for jitter and watch timeouts. Default `Math.random`. */
   random?: () => number;
   /**
@@ -111,13 +138,24 @@ export interface ReflectorOptions {
    * falls back to list-then-watch for that cycle. Default `false`.
    */
   useWatchList?: boolean;
+  /**
+   * How long to keep re-watching at once, without a relist, while the watch
+   * stream ends with 500 InternalError, in milliseconds; Go's
+   * `MaxInternalErrorRetryDuration`. Default `0`: relist after the first.
+   */
+  maxInternalErrorRetryDuration?: number;
+  /** Where messages go, in klog's words and verbosities. Default: nowhere. */
+  logger?: Logger;
 }
 
 const defaultMinWatchTimeout = 5 * 60_000;
+// reflector.go, defaultExpectedTypeName
+const defaultTypeDescription = '<unspecified>';
 
 /**
  * The error of a watch that closed in under a second with no events: Go's
- * `VeryShortWatchError`. It makes the reflector back off and relist.
+ * `VeryShortWatchError`. The reflector logs it and relists after its
+ * backoff; the watch error handler does not see it.
  *
  * @category Reflector
  */
@@ -137,12 +175,30 @@ function isExpired(err: unknown): boolean {
   return isResourceExpired(err) || isGone(err);
 }
 
-// reflector.go, isTooLargeResourceVersionError
-function isTooLargeResourceVersion(err: unknown): boolean {
+// The StatusError itself or the first one among its causes, as errors.As finds it.
+function statusErrorIn(err: unknown): StatusError | undefined {
+  for (let e = err, depth = 0; depth < 10 && typeof e === 'object' && e !== null; depth++) {
+    if (isStatusError(e)) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const tooLargeMessage = 'Too large resource version';
+
+/**
+ * reflector.go, isTooLargeResourceVersionError: every form kube-apiserver has
+ * used for "the version you asked for is newer than mine".
+ */
+export function isTooLargeResourceVersion(err: unknown): boolean {
   if (hasStatusCause(err, 'ResourceVersionTooLarge')) return true;
-  return (
-    isTimeout(err) && err instanceof Error && err.message.includes('Too large resource version')
-  );
+  if (!isTimeout(err)) return false;
+  const status = statusErrorIn(err);
+  if (status?.details === undefined) return false;
+  // 1.17.0 to 1.18.5: the cause's message, with no cause type.
+  if (status.details.causes?.some((c) => c.message === tooLargeMessage) === true) return true;
+  // Before 1.17.0: the status message.
+  return status.message.includes(tooLargeMessage);
 }
 
 // utilnet.IsConnectionRefused: Node reports it as code ECONNREFUSED, on the
@@ -155,20 +211,10 @@ function isConnectionRefused(err: unknown): boolean {
   return false;
 }
 
-function defaultWatchErrorHandler(reflector: Reflector<unknown>, err: unknown): void {
-  // reflector.go, DefaultWatchErrorHandler
-  if (isExpired(err)) return;
-  console.error(`${reflector.name}: failed to watch:`, err);
-}
-
-function annotationsOf(obj: unknown): Record<string, string> {
-  const meta = (obj as { metadata?: { annotations?: Record<string, string> } } | null)?.metadata;
-  return meta?.annotations ?? {};
-}
-
-function resourceVersionOf(obj: unknown): string {
-  const meta = (obj as { metadata?: { resourceVersion?: unknown } } | null)?.metadata;
-  return typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : '';
+// reflector.go, isWatchErrorRetriable: the server is unreachable or busy,
+// so the watch is tried again after the backoff, with no relist.
+function isWatchErrorRetriable(err: unknown): boolean {
+  return isConnectionRefused(err) || isTooManyRequests(err);
 }
 
 /**
@@ -179,8 +225,8 @@ function resourceVersionOf(obj: unknown): string {
  *
  * @example
  * ```ts
- * const fifo = newDeltaFIFO<Pod>({ knownObjects: indexer });
- * const reflector = new Reflector(pods, fifo, { resyncPeriod: 30_000 });
+ * const store = newStore<Pod>(metaNamespaceKeyFunc);
+ * const reflector = new Reflector(pods, store, { resyncPeriod: 30_000 });
  * void reflector.run(controller.signal);
  * ```
  *
@@ -189,6 +235,8 @@ function resourceVersionOf(obj: unknown): string {
 export class Reflector<T> {
   /** The name used in messages. */
   readonly name: string;
+  /** What is listed, for messages. */
+  readonly typeDescription: string;
   readonly #lw: ListerWatcher<T>;
   readonly #store: ReflectorStore<T>;
   readonly #clock: Clock;
@@ -200,7 +248,9 @@ export class Reflector<T> {
   readonly #maxWatchTimeout: number;
   readonly #pageSize: number | undefined;
   readonly #useWatchList: boolean;
-  #watchErrorHandler: (reflector: Reflector<unknown>, err: unknown) => void;
+  readonly #maxInternalErrorRetryDuration: number;
+  readonly #logger: Logger;
+  #watchErrorHandler: WatchErrorHandler;
   #lastSyncResourceVersion = '';
   #resourceVersionUnavailable = false;
   #paginatedResult = false;
@@ -214,6 +264,7 @@ export class Reflector<T> {
    */
   constructor(lw: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions = {}) {
     this.name = options.name ?? 'reflector';
+    this.typeDescription = options.typeDescription ?? defaultTypeDescription;
     this.#lw = lw;
     this.#store = store;
     this.#clock = options.clock ?? realClock;
@@ -226,18 +277,23 @@ export class Reflector<T> {
     this.#maxWatchTimeout = 2 * this.#minWatchTimeout;
     this.#pageSize = options.pageSize;
     this.#useWatchList = options.useWatchList ?? false;
-    this.#watchErrorHandler = options.watchErrorHandler ?? defaultWatchErrorHandler;
+    this.#maxInternalErrorRetryDuration = options.maxInternalErrorRetryDuration ?? 0;
+    this.#logger = options.logger ?? noopLogger;
+    this.#watchErrorHandler = options.watchErrorHandler ?? this.#defaultWatchErrorHandler;
     this.#delay = this.#backoff.initial;
     this.#lastBackoffReset = this.#clock.now();
   }
 
-  /** The resourceVersion of the last list or event applied; `''` before the first list. */
+  /**
+   * The resourceVersion of the last list, or of the last event applied while
+   * watching; `''` before the first list. Go's `LastSyncResourceVersion`.
+   */
   lastSyncResourceVersion(): string {
     return this.#lastSyncResourceVersion;
   }
 
   /** Replaces the handler called with each list-and-watch failure. */
-  setWatchErrorHandler(handler: (reflector: Reflector<unknown>, err: unknown) => void): void {
+  setWatchErrorHandler(handler: WatchErrorHandler): void {
     this.#watchErrorHandler = handler;
   }
 
@@ -248,6 +304,8 @@ export class Reflector<T> {
    */
   async run(signal: AbortSignal): Promise<void> {
     // reflector.go, RunWithContext
+    const values = this.#values();
+    this.#logger.v(3).info('Starting reflector', { ...values, resyncPeriod: this.#resyncPeriod });
     while (!signal.aborted) {
       try {
         await this.listAndWatch(signal);
@@ -258,6 +316,7 @@ export class Reflector<T> {
       if (signal.aborted) break;
       await this.#clock.sleep(this.#nextDelay(), signal);
     }
+    this.#logger.v(3).info('Stopping reflector', { ...values, resyncPeriod: this.#resyncPeriod });
   }
 
   /**
@@ -268,24 +327,36 @@ export class Reflector<T> {
   async listAndWatch(signal: AbortSignal): Promise<void> {
     // reflector.go, ListAndWatchWithContext
     if (signal.aborted) return;
+    this.#logger.v(3).info('Listing and watching', this.#values());
+    let stream: AsyncIterable<WatchEvent<T>> | undefined;
     if (this.#useWatchList) {
-      const stream = await this.#watchList(signal);
-      if (signal.aborted) return;
-      if (stream !== undefined) {
-        await this.#watchWithResync(signal, stream);
-        return;
+      try {
+        stream = await this.#watchList(signal);
+        if (stream === undefined) return; // stopped
+      } catch (err) {
+        if (signal.aborted) return;
+        this.#logger
+          .v(4)
+          .info(
+            "Data couldn't be fetched in watchlist mode. Falling back to regular list. This is expected if watchlist is not supported or disabled in kube-apiserver.",
+            { err },
+          );
       }
     }
-    const listed = await this.#list(signal);
-    if (!listed || signal.aborted) return;
-    await this.#watchWithResync(signal);
+    if (stream === undefined) {
+      const listed = await this.#list(signal);
+      if (!listed || signal.aborted) return;
+    }
+    this.#logger.v(2).info('Caches populated', this.#values());
+    await this.#watchWithResync(signal, stream);
   }
 
   //#region watch-list
   /**
    * Streams the initial state into a temporary store, replaces the store with
    * it at the initial-events-end bookmark, and returns the rest of the stream
-   * to watch on; `undefined` means fall back to a list for this cycle.
+   * to watch on. Resolves `undefined` once `signal` aborts; rejects when this
+   * cycle should fall back to a list.
    */
   async #watchList(signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>> | undefined> {
     // reflector.go, watchList and handleListWatch
@@ -298,6 +369,7 @@ export class Reflector<T> {
         timeoutSeconds: this.#timeoutSeconds(),
         signal,
       };
+      const start = this.#clock.now();
       let failure: unknown;
       let iterator: AsyncIterator<WatchEvent<T>> | undefined;
       try {
@@ -307,15 +379,18 @@ export class Reflector<T> {
       }
       if (iterator !== undefined) {
         const temp = newStore<T>(deletionHandlingMetaNamespaceKeyFunc);
-        const start = this.#clock.now();
         let count = 0;
+        let rv = '';
+        let pastSyntheticAdds = false;
         for (;;) {
           const next = await iterator.next();
           if (signal.aborted) return undefined;
           if (next.done === true) {
             // Ended before the bookmark: ask again, unless it ended at once
             // with nothing in it (a very short watch: list instead).
-            if (count === 0 && this.#clock.since(start) < 1000) return undefined;
+            if (count === 0 && this.#clock.since(start) < 1000) {
+              failure = new VeryShortWatchError(this.name);
+            }
             break;
           }
           const event = next.value;
@@ -328,11 +403,16 @@ export class Reflector<T> {
           if (event.type === 'ADDED') temp.add(obj);
           else if (event.type === 'MODIFIED') temp.update(obj);
           else if (event.type === 'DELETED') temp.delete(obj);
-          else if (annotationsOf(obj)[initialEventsEndAnnotation] === 'true') {
-            const rv = resourceVersionOf(obj);
+          if (event.type !== 'ADDED') pastSyntheticAdds = true;
+          if (pastSyntheticAdds) rv = resourceVersionOf(obj as KubeObject);
+          const meta = (obj as KubeObject).metadata;
+          if (
+            event.type === 'BOOKMARK' &&
+            meta?.annotations?.[initialEventsEndAnnotation] === 'true'
+          ) {
+            this.#resourceVersionUnavailable = false;
             this.#store.replace(temp.list(), rv);
             this.#lastSyncResourceVersion = rv;
-            this.#resourceVersionUnavailable = false;
             const rest = iterator;
             return { [Symbol.asyncIterator]: () => rest };
           }
@@ -341,15 +421,18 @@ export class Reflector<T> {
       }
       if (signal.aborted) return undefined;
       if (failure === undefined) continue;
+      if (isWatchErrorRetriable(failure)) {
+        this.#logger
+          .v(2)
+          .info('watch-list failed - backing off', { ...this.#values(), err: failure });
+        await this.#clock.sleep(this.#retryDelay(failure), signal);
+        continue;
+      }
       if (isExpired(failure) || isTooLargeResourceVersion(failure)) {
         this.#resourceVersionUnavailable = true;
         continue;
       }
-      if (isTooManyRequests(failure) || isConnectionRefused(failure)) {
-        await this.#clock.sleep(this.#retryDelay(failure), signal);
-        continue;
-      }
-      return undefined;
+      throw failure instanceof Error ? failure : new Error(messageOf(failure));
     }
     return undefined;
   }
@@ -371,18 +454,17 @@ export class Reflector<T> {
     const pager = new ListPager<T>((opts) => this.#lw.list(opts), { pageSize });
     let result;
     try {
-      result = await pager.list({ resourceVersion: rv, signal });
+      try {
+        result = await pager.list({ resourceVersion: rv, signal });
+      } catch (err) {
+        if (signal.aborted || !(isExpired(err) || isTooLargeResourceVersion(err))) throw err;
+        // The version is gone, or the server has not reached it: read the latest.
+        this.#resourceVersionUnavailable = true;
+        result = await pager.list({ resourceVersion: '', signal });
+      }
     } catch (err) {
       if (signal.aborted) return false;
-      if (!isExpired(err) && !isTooLargeResourceVersion(err)) throw err;
-      // The version is gone or not reached yet: read the latest instead.
-      this.#resourceVersionUnavailable = true;
-      try {
-        result = await pager.list({ resourceVersion: '', signal });
-      } catch (err2) {
-        if (signal.aborted) return false;
-        throw err2;
-      }
+      throw new Error(`failed to list ${this.typeDescription}: ${messageOf(err)}`, { cause: err });
     }
     if (signal.aborted) return false;
     if (rv === '0' && result.paginated) this.#paginatedResult = true;
@@ -396,26 +478,30 @@ export class Reflector<T> {
 
   async #watchWithResync(
     signal: AbortSignal,
-    initial?: AsyncIterable<WatchEvent<T>>,
+    initial: AsyncIterable<WatchEvent<T>> | undefined,
   ): Promise<void> {
     // reflector.go, watchWithResync and startResync
     const inner = new AbortController();
     const onAbort = (): void => inner.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    let ticker;
+    let resyncError: { err: unknown } | undefined;
+    let ticker: Ticker | undefined;
     if (this.#resyncPeriod > 0) {
       ticker = this.#clock.newTicker(this.#resyncPeriod, () => {
         if (this.#shouldResync !== undefined && !this.#shouldResync()) return;
+        this.#logger.v(4).info('Forcing resync', { reflector: this.name });
         try {
           this.#store.resync();
         } catch (err) {
           // A failed resync ends the watch, so the next cycle relists.
+          resyncError = { err };
+          ticker?.stop();
           inner.abort(err);
         }
       });
     }
     try {
-      await this.#watch(signal, inner.signal, initial);
+      await this.#watch(signal, inner.signal, initial, () => resyncError);
     } finally {
       ticker?.stop();
       signal.removeEventListener('abort', onAbort);
@@ -426,79 +512,134 @@ export class Reflector<T> {
   async #watch(
     outer: AbortSignal,
     signal: AbortSignal,
-    initial?: AsyncIterable<WatchEvent<T>>,
+    initial: AsyncIterable<WatchEvent<T>> | undefined,
+    resyncError: () => { err: unknown } | undefined,
   ): Promise<void> {
     // reflector.go, watch
-    let first = initial;
+    const retry = new RetryWithDeadline(
+      this.#maxInternalErrorRetryDuration,
+      60_000,
+      isInternalError,
+      this.#clock,
+    );
+    let stream = initial;
     while (!signal.aborted) {
-      const startRV = this.#lastSyncResourceVersion;
-      const opts: ListOptions = {
-        resourceVersion: startRV,
-        timeoutSeconds: this.#timeoutSeconds(),
-        allowWatchBookmarks: true,
-        signal,
-      };
-      let stream: AsyncIterable<WatchEvent<T>>;
-      try {
-        // The stream of a watch list goes on as the first watch.
-        stream = first ?? (await this.#lw.watch(opts));
-        first = undefined;
-      } catch (err) {
-        if (signal.aborted) return;
-        // The server is unreachable or busy: wait and watch again, no relist.
-        if (isTooManyRequests(err) || isConnectionRefused(err)) {
+      // Started before the request: some proxies hold the headers until the first event.
+      const start = this.#clock.now();
+      // A stream handed over by the watch list is past its synthetic ADDED events.
+      let propagateFromStart = true;
+      if (stream === undefined) {
+        const opts: ListOptions = {
+          resourceVersion: this.#lastSyncResourceVersion,
+          timeoutSeconds: this.#timeoutSeconds(),
+          allowWatchBookmarks: true,
+          signal,
+        };
+        // Synthetic ADDED events of a watch from "" or "0" come in no version order.
+        if (opts.resourceVersion === '' || opts.resourceVersion === '0') propagateFromStart = false;
+        try {
+          stream = await this.#lw.watch(opts);
+        } catch (err) {
+          if (signal.aborted) return;
+          if (!isWatchErrorRetriable(err)) throw err;
+          this.#logger.v(4).info('Watch failed - backing off', { ...this.#values(), err });
           await this.#clock.sleep(this.#retryDelay(err), signal);
           continue;
         }
-        throw err;
       }
-      const err = await this.#handleWatch(stream, startRV, signal);
-      if (signal.aborted || outer.aborted) return;
+      let err = await this.#handleWatch(stream, start, propagateFromStart, signal);
+      stream = undefined;
+      if (outer.aborted) return;
+      if (signal.aborted) err = resyncError()?.err;
+      retry.after(err);
       if (err === undefined) continue;
-      if (isTooManyRequests(err)) {
+      if (isExpired(err)) {
+        this.#logger.v(4).info('Watch closed', { ...this.#values(), err });
+      } else if (isTooManyRequests(err)) {
+        this.#logger.v(2).info('Watch returned 429 - backing off', this.#values());
         await this.#clock.sleep(this.#retryDelay(err), signal);
         continue;
+      } else if (isInternalError(err) && retry.shouldRetry()) {
+        this.#logger.v(2).info('Retrying watch after internal error', { ...this.#values(), err });
+        continue;
+      } else {
+        this.#logger.info('Warning: watch ended with error', { ...this.#values(), err });
       }
-      if (err instanceof VeryShortWatchError) throw err;
-      // 410 and any other stream error: relist after the backoff.
       return;
     }
   }
 
   //#region reflector-watch
+  /**
+   * Applies the events of one watch to the store and records their
+   * resourceVersions. Resolves with the error that ended the watch, or
+   * `undefined` when the server closed it normally or `signal` aborted.
+   */
   async #handleWatch(
     stream: AsyncIterable<WatchEvent<T>>,
-    startRV: string,
+    start: number,
+    propagateFromStart: boolean,
     signal: AbortSignal,
   ): Promise<unknown> {
     // reflector.go, handleAnyWatch
-    const start = this.#clock.now();
-    // Synthetic ADDED events of a watch from "" or "0" may come out of order.
-    let propagate = startRV !== '' && startRV !== '0';
+    const store = this.#store;
+    let pastSyntheticAdds = propagateFromStart;
     let count = 0;
     for await (const event of stream) {
       if (signal.aborted) return undefined;
       if (event.type === 'ERROR') return StatusError.fromStatus(event.object);
       const obj = event.object;
-      if (typeof obj !== 'object' || obj === null || !('metadata' in obj)) continue;
-      if (event.type !== 'ADDED') propagate = true;
-      try {
-        if (event.type === 'ADDED') this.#store.add(obj);
-        else if (event.type === 'MODIFIED') this.#store.update(obj);
-        else if (event.type === 'DELETED') this.#store.delete(obj);
-      } catch (err) {
-        console.error(`${this.name}: unable to apply watch event:`, err);
+      const meta = (obj as KubeObject | null)?.metadata;
+      if (typeof meta !== 'object' || meta === null) {
+        this.#logger.error(undefined, 'Unable to understand watch event', { reflector: this.name });
+        continue;
       }
-      if (propagate) {
-        const rv = resourceVersionOf(obj);
-        if (rv !== '') this.#lastSyncResourceVersion = rv;
+      try {
+        switch (event.type) {
+          case 'ADDED':
+            store.add(obj);
+            break;
+          case 'MODIFIED':
+            pastSyntheticAdds = true;
+            store.update(obj);
+            break;
+          case 'DELETED':
+            pastSyntheticAdds = true;
+            store.delete(obj);
+            break;
+          case 'BOOKMARK':
+            // No object to store: only the version moves on.
+            pastSyntheticAdds = true;
+            store.bookmark?.(meta.resourceVersion ?? '');
+            break;
+          default:
+            this.#logger.error(undefined, 'Unknown watch event', { reflector: this.name, event });
+        }
+      } catch (err) {
+        this.#logger.error(err, 'Unable to apply watch event to store', { reflector: this.name });
+      }
+      if (pastSyntheticAdds) {
+        const rv = meta.resourceVersion ?? '';
+        this.#lastSyncResourceVersion = rv;
+        store.updateResourceVersion?.(rv);
       }
       count++;
     }
     if (signal.aborted) return undefined;
     if (count === 0 && this.#clock.since(start) < 1000) return new VeryShortWatchError(this.name);
+    this.#logger.v(4).info('Watch close', { ...this.#values(), totalItems: count });
     return undefined;
     //#endregion reflector-watch
+  }
+
+  // reflector.go, DefaultWatchErrorHandler
+  readonly #defaultWatchErrorHandler: WatchErrorHandler = (_reflector, err) => {
+    if (isExpired(err)) this.#logger.v(4).info('Watch closed', { ...this.#values(), err });
+    else this.#logger.error(err, 'Failed to watch', this.#values());
+  };
+
+  #values(): { reflector: string; type: string } {
+    return { reflector: this.name, type: this.typeDescription };
   }
 
   #timeoutSeconds(): number {
@@ -523,4 +664,8 @@ export class Reflector<T> {
     this.#delay = Math.min(base * this.#backoff.factor, this.#backoff.cap);
     return base + (this.#backoff.jitter > 0 ? this.#random() * this.#backoff.jitter * base : 0);
   }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

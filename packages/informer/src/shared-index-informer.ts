@@ -2,16 +2,26 @@
 // about it: client-go tools/cache shared_informer.go (sharedIndexInformer).
 import {
   deletionHandlingMetaNamespaceKeyFunc,
+  noopLogger,
   realClock,
   type Clock,
   type DeletedFinalStateUnknown,
   type ListerWatcher,
+  type Logger,
 } from '@kcm-ts/apimachinery';
-import { Controller, isSyncUpdate, processDeltas } from './controller.js';
-import { newDeltaFIFO, type Deltas } from './delta-fifo.js';
+import {
+  Controller,
+  isSyncUpdate,
+  newQueueFIFO,
+  processDeltas,
+  processDeltasInBatch,
+} from './controller.js';
+import { DoneSignal, type DoneChecker } from './done-checker.js';
 import type { ResourceEventHandler } from './event-handler.js';
+import type { InformerFeatureGates } from './feature-gates.js';
+import type { Deltas } from './queue.js';
 import type { Indexers } from './index-funcs.js';
-import type { Reflector, ReflectorBackoff } from './reflector.js';
+import type { ReflectorOptions, WatchErrorHandler } from './reflector.js';
 import {
   determineResyncPeriod,
   ProcessorListener,
@@ -30,11 +40,16 @@ export const minimumResyncPeriod = 1000;
 
 /**
  * Options for a {@link SharedIndexInformer}: Go's
- * `SharedIndexInformerOptions` and the settings of `sharedIndexInformer`.
+ * `SharedIndexInformerOptions` and the settings of `sharedIndexInformer`,
+ * with the reflector's options ({@link ReflectorOptions}), passed on to its
+ * reflector as they are.
  *
  * @category Shared informer
  */
-export interface SharedIndexInformerOptions<T> {
+export interface SharedIndexInformerOptions<T> extends Omit<
+  ReflectorOptions,
+  'name' | 'typeDescription' | 'shouldResync'
+> {
   /**
    * The default resync period of handlers, in milliseconds, and the
    * informer's resync check period. `0` (default) means no handler is ever
@@ -47,18 +62,13 @@ export interface SharedIndexInformerOptions<T> {
   objectDescription?: string;
   /** Changes each object before the cache or any handler sees it. See {@link SharedIndexInformer.setTransform}. */
   transform?: TransformFunc<T>;
-  /** Items per list page; see {@link ReflectorOptions.pageSize}. */
-  pageSize?: number;
-  /** The reflector's backoff; see {@link ReflectorOptions.backoff}. */
-  backoff?: ReflectorBackoff;
-  /** See {@link ReflectorOptions.minWatchTimeout}. */
-  minWatchTimeout?: number;
-  /** The time source for resyncs, backoff and watch timeouts. Default the real clock. */
-  clock?: Clock;
-  /** Randomness for jitter and watch timeouts. Default `Math.random`. */
-  random?: () => number;
-  /** Stream the initial state; see {@link ReflectorOptions.useWatchList}. */
-  useWatchList?: boolean;
+  /**
+   * Which queue and processing to use, by client-go's gate names; default
+   * client-go 1.36's ({@link defaultInformerFeatureGates}): a
+   * {@link RealFIFO} with atomic relists and batches. `{ InOrderInformers:
+   * false }` selects the {@link DeltaFIFO}.
+   */
+  featureGates?: InformerFeatureGates;
 }
 
 /**
@@ -73,6 +83,8 @@ export interface HandlerOptions {
    * {@link SharedIndexInformer.addEventHandler} for how it is adjusted.
    */
   resyncPeriod?: number;
+  /** Where this handler's messages go. Default the informer's logger. */
+  logger?: Logger;
 }
 
 /**
@@ -96,13 +108,13 @@ export class SharedIndexInformer<T> {
   readonly #name: string;
   #resyncCheckPeriod: number;
   readonly #defaultEventHandlerResyncPeriod: number;
+  readonly #logger: Logger;
   #transform: TransformFunc<T> | undefined;
-  #watchErrorHandler: ((reflector: Reflector<unknown>, err: unknown) => void) | undefined;
+  #watchErrorHandler: WatchErrorHandler | undefined;
   #controller: Controller<T> | undefined;
   #started = false;
   #stopped = false;
-  #synced = false;
-  readonly #syncedWaiters: (() => void)[] = [];
+  readonly #synced: DoneSignal;
   readonly #handler: ResourceEventHandler<T>;
 
   /**
@@ -114,11 +126,14 @@ export class SharedIndexInformer<T> {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
     this.#name = options.objectDescription ?? 'objects';
+    this.#synced = new DoneSignal(`SharedIndexInformer ${this.#name}`);
     this.#indexer = newIndexer<T>(deletionHandlingMetaNamespaceKeyFunc, options.indexers ?? {});
     this.#processor = new SharedProcessor<T>(this.#clock);
     this.#resyncCheckPeriod = options.resyncPeriod ?? 0;
     this.#defaultEventHandlerResyncPeriod = options.resyncPeriod ?? 0;
     this.#transform = options.transform;
+    this.#watchErrorHandler = options.watchErrorHandler;
+    this.#logger = options.logger ?? noopLogger;
     // The informer is the handler of its own delta processing; it passes
     // each change on to the listeners (shared_informer.go, OnAdd/OnUpdate/OnDelete).
     //#region informer-handler
@@ -160,11 +175,25 @@ export class SharedIndexInformer<T> {
       );
     }
     //#region add-event-handler
+    const logger = options.logger ?? this.#logger;
     let resyncPeriod = options.resyncPeriod ?? this.#defaultEventHandlerResyncPeriod;
     if (resyncPeriod > 0) {
-      if (resyncPeriod < minimumResyncPeriod) resyncPeriod = minimumResyncPeriod;
+      if (resyncPeriod < minimumResyncPeriod) {
+        logger.info(
+          'Warning: resync period is too small. Changing it to the minimum allowed value',
+          {
+            resyncPeriod,
+            minimumResyncPeriod,
+          },
+        );
+        resyncPeriod = minimumResyncPeriod;
+      }
       if (resyncPeriod < this.#resyncCheckPeriod) {
         if (this.#started) {
+          logger.info(
+            'Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period',
+            { resyncPeriod, resyncCheckPeriod: this.#resyncCheckPeriod },
+          );
           resyncPeriod = this.#resyncCheckPeriod;
         } else {
           this.#resyncCheckPeriod = resyncPeriod;
@@ -175,9 +204,10 @@ export class SharedIndexInformer<T> {
     const listener = new ProcessorListener<T>(
       handler,
       resyncPeriod,
-      determineResyncPeriod(resyncPeriod, this.#resyncCheckPeriod),
+      determineResyncPeriod(resyncPeriod, this.#resyncCheckPeriod, logger),
       this.#clock,
       `${this.#name} event handler`,
+      logger,
     );
     // Synchronous code runs between deltas, so the cache cannot change while
     // its contents are queued to the new handler (Go holds blockDeltas).
@@ -217,40 +247,53 @@ export class SharedIndexInformer<T> {
   async run(signal: AbortSignal): Promise<void> {
     // shared_informer.go, RunWithContext
     if (this.#started) {
-      console.warn(`informer ${this.#name}: already started; run more than once is not allowed`);
+      this.#logger.info(
+        'Warning: the sharedIndexInformer has started, run more than once is not allowed',
+      );
       return;
     }
-    const transform = this.#transform;
-    const queue = newDeltaFIFO<T>({
-      knownObjects: this.#indexer,
-      emitDeltaTypeReplaced: true,
-      ...(transform && { transformer: transform }),
-    });
-    const o = this.#options;
+    const queue = newQueueFIFO(
+      this.#indexer,
+      this.#transform,
+      this.#name,
+      this.#options.featureGates,
+      this.#logger,
+    );
+    // The reflector's options pass through; the informer fills in its own.
     const controller = new Controller<T>({
+      ...this.#options,
       queue,
       listerWatcher: this.#lw,
-      process: (deltas, isInInitialList) => this.#handleDeltas(deltas, isInInitialList),
+      process: (deltas: Deltas<T>, isInInitialList: boolean, key?: string) =>
+        processDeltas(this.#handler, this.#indexer, deltas, isInInitialList, this.#logger, key),
+      processBatch: (deltas: Deltas<T>, isInInitialList: boolean, keys?: readonly string[]) =>
+        processDeltasInBatch(
+          this.#handler,
+          this.#indexer,
+          deltas,
+          isInInitialList,
+          keys,
+          this.#logger,
+        ),
       name: this.#name,
+      typeDescription: this.#name,
       resyncPeriod: this.#resyncCheckPeriod,
       shouldResync: () => this.#processor.shouldResync(),
       clock: this.#clock,
-      ...(this.#watchErrorHandler && { watchErrorHandler: this.#watchErrorHandler }),
-      ...(o.pageSize !== undefined && { pageSize: o.pageSize }),
-      ...(o.backoff && { backoff: o.backoff }),
-      ...(o.minWatchTimeout !== undefined && { minWatchTimeout: o.minWatchTimeout }),
-      ...(o.random && { random: o.random }),
-      ...(o.useWatchList !== undefined && { useWatchList: o.useWatchList }),
+      watchErrorHandler: this.#watchErrorHandler,
     });
     this.#controller = controller;
     this.#started = true;
     this.#processor.run();
-    void controller.whenSynced().then(() => {
-      if (this.#stopped) return;
-      this.#synced = true;
-      this.#processor.upstreamHasSynced();
-      for (const resolve of this.#syncedWaiters.splice(0)) resolve();
-    });
+    // shared_informer.go, RunWithContext: close synced once the controller has.
+    void controller
+      .hasSyncedChecker()
+      .done()
+      .then(() => {
+        if (this.#stopped) return;
+        this.#synced.close();
+        this.#processor.upstreamHasSynced();
+      });
     try {
       await controller.run(signal);
     } finally {
@@ -270,8 +313,12 @@ export class SharedIndexInformer<T> {
 
   /** Resolves once the informer has synced; never, if it stops first. */
   whenSynced(): Promise<void> {
-    if (this.#synced) return Promise.resolve();
-    return new Promise((resolve) => this.#syncedWaiters.push(resolve));
+    return this.#synced.done();
+  }
+
+  /** Done once the informer has synced: Go's `HasSyncedChecker`. */
+  hasSyncedChecker(): DoneChecker {
+    return this.#synced;
   }
 
   /** True once {@link SharedIndexInformer.run} has returned. */
@@ -307,11 +354,11 @@ export class SharedIndexInformer<T> {
 
   /**
    * Sets the function called with every list-and-watch failure (Go's
-   * `SetWatchErrorHandler`); the default reports it with `console.error`.
+   * `SetWatchErrorHandler`); the default logs it (`Failed to watch`).
    *
    * @throws Error if the informer has started
    */
-  setWatchErrorHandler(handler: (reflector: Reflector<unknown>, err: unknown) => void): void {
+  setWatchErrorHandler(handler: WatchErrorHandler): void {
     if (this.#started) throw new Error('informer has already started');
     this.#watchErrorHandler = handler;
   }
@@ -326,9 +373,5 @@ export class SharedIndexInformer<T> {
   setTransform(transform: TransformFunc<T>): void {
     if (this.#started) throw new Error('informer has already started');
     this.#transform = transform;
-  }
-
-  #handleDeltas(deltas: Deltas<T>, isInInitialList: boolean): void {
-    processDeltas(this.#handler, this.#indexer, deltas, isInInitialList);
   }
 }

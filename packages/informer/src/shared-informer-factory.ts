@@ -6,7 +6,6 @@ import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { ConfigMap, Event, Namespace, Node, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import {
   groupResourceString,
-  type Clock,
   type GroupVersionResource,
   type KubeObject,
   type ListerWatcher,
@@ -15,8 +14,7 @@ import {
 import { metaNamespaceIndexFunc, namespaceIndex } from './index-funcs.js';
 import { ListWatch, type ListOptionsModifier } from './list-watch.js';
 import { Lister } from './listers.js';
-import type { ReflectorBackoff } from './reflector.js';
-import { SharedIndexInformer } from './shared-index-informer.js';
+import { SharedIndexInformer, type SharedIndexInformerOptions } from './shared-index-informer.js';
 import type { TransformFunc } from './store.js';
 
 /**
@@ -146,11 +144,16 @@ export interface ResourceClientSource {
 }
 
 /**
- * Options for a {@link SharedInformerFactory}: Go's `SharedInformerOption`s.
+ * Options for a {@link SharedInformerFactory}: Go's `SharedInformerOption`s,
+ * with the informer's own options ({@link SharedIndexInformerOptions}),
+ * passed on to every informer as they are.
  *
  * @category Informer factory
  */
-export interface SharedInformerFactoryOptions {
+export interface SharedInformerFactoryOptions extends Omit<
+  SharedIndexInformerOptions<unknown>,
+  'resyncPeriod' | 'indexers' | 'objectDescription' | 'transform'
+> {
   /** Watch only this namespace. Default: all namespaces. */
   namespace?: string;
   /** Changes the options of every list and watch, such as adding a label selector. */
@@ -160,16 +163,8 @@ export interface SharedInformerFactoryOptions {
    * `pods` or `deployments.apps` (plural name, then the group if any).
    */
   customResync?: Readonly<Record<string, number>>;
-  /** Set as every informer's transform. */
+  /** Set as every informer's transform, such as {@link trimManagedFields}. */
   transform?: TransformFunc<unknown>;
-  /** The time source of every informer. Default the real clock. */
-  clock?: Clock;
-  /** Every reflector's backoff; see {@link ReflectorOptions.backoff}. */
-  backoff?: ReflectorBackoff;
-  /** Items per list page; see {@link ReflectorOptions.pageSize}. */
-  pageSize?: number;
-  /** Stream every informer's initial state; see {@link ReflectorOptions.useWatchList}. */
-  useWatchList?: boolean;
 }
 
 /**
@@ -230,25 +225,27 @@ export class SharedInformerFactory {
     const key = resourceKey(resource);
     let informer = this.#informers.get(key);
     if (informer === undefined) {
-      const o = this.#options;
+      const {
+        namespace,
+        tweakListOptions: tweak,
+        customResync,
+        transform,
+        ...passed
+      } = this.#options;
       let client: ListerWatcher<KubeObject> = this.#source.resource(resource, {
         namespaced: resource.namespaced,
         kind: resource.kind,
       });
-      if (resource.namespaced && o.namespace) {
-        client = (client as ResourceClient).inNamespace(o.namespace);
+      if (resource.namespaced && namespace) {
+        client = (client as ResourceClient).inNamespace(namespace);
       }
-      const tweak = o.tweakListOptions;
       const lw = tweak ? ListWatch.filtered(client, tweak) : client;
       informer = new SharedIndexInformer<KubeObject>(lw, {
-        resyncPeriod: o.customResync?.[key] ?? this.#defaultResync,
+        ...passed,
+        resyncPeriod: customResync?.[key] ?? this.#defaultResync,
         indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
         objectDescription: key,
-        ...(o.transform && { transform: o.transform as TransformFunc<KubeObject> }),
-        ...(o.clock && { clock: o.clock }),
-        ...(o.backoff && { backoff: o.backoff }),
-        ...(o.pageSize !== undefined && { pageSize: o.pageSize }),
-        ...(o.useWatchList !== undefined && { useWatchList: o.useWatchList }),
+        transform: transform as TransformFunc<KubeObject> | undefined,
       });
       this.#informers.set(key, informer);
     }

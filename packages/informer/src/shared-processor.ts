@@ -1,7 +1,13 @@
 // Fans an informer's notifications out to its handlers, each with its own
 // unbounded buffer and its own delivery loop: client-go tools/cache
 // shared_informer.go (sharedProcessor, processorListener).
-import type { Clock, DeletedFinalStateUnknown } from '@kcm-ts/apimachinery';
+import {
+  FifoBuffer,
+  type Clock,
+  type DeletedFinalStateUnknown,
+  type Logger,
+} from '@kcm-ts/apimachinery';
+import { DoneSignal, type DoneChecker } from './done-checker.js';
 import type { ResourceEventHandler } from './event-handler.js';
 import { SingleFileTracker } from './synctrack.js';
 
@@ -27,29 +33,47 @@ export interface ResourceEventHandlerRegistration {
   hasSynced(): boolean;
   /** Resolves when {@link ResourceEventHandlerRegistration.hasSynced} turns true; never, if it does not. */
   whenSynced(): Promise<void>;
+  /** Done when {@link ResourceEventHandlerRegistration.hasSynced} turns true. Go's `HasSyncedChecker`. */
+  hasSyncedChecker(): DoneChecker;
 }
 
-// Notifications are delivered in batches; after this many synchronous
-// handler calls the loop yields so other listeners and the watch can run.
+// After this many handler calls in a row the loop lets the event loop run
+// (timers, the watch's socket, other listeners) before going on.
 const yieldEvery = 512;
 
-/** A handler with its buffer and delivery loop. */
+// A macrotask: setImmediate where there is one (Node), else a timer.
+const yieldToEventLoop: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+
+/**
+ * A handler with its buffer and delivery loop. The loop runs only while
+ * there is something to deliver: it is started by a callback when a
+ * notification arrives and ends when the buffer is empty, so a handler that
+ * returns at once costs no promise per notification. One that returns a
+ * promise is waited for before its next notification.
+ */
 export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
   readonly handler: ResourceEventHandler<T>;
   /** The resync period the handler asked for. */
   readonly requestedResyncPeriod: number;
   /** The period in effect (see determineResyncPeriod). */
   resyncPeriod: number;
+  /** Whether this listener is due the resync in progress (Go's `listeners` map value). */
+  syncing = true;
   #nextResync = 0;
   readonly #clock: Clock;
+  readonly #logger: Logger;
   readonly #tracker: SingleFileTracker;
-  readonly #syncedWaiters: (() => void)[] = [];
-  // A growing queue: an array with a moving head, compacted now and then.
-  #buffer: (Notification<T> | undefined)[] = [];
-  #head = 0;
-  #wake: (() => void) | undefined;
-  #running: Promise<void> | undefined;
+  // Go's pendingNotifications: unbounded, so adding never waits for the handler.
+  readonly #buffer = new FifoBuffer<Notification<T>>();
+  #started = false;
+  #stopped = false;
+  // A delivery run is queued, or the loop waits on a handler's promise or
+  // the pause after a failure: either way, add need not start one.
+  #scheduled = false;
+  #busy = false;
   readonly #stop = new AbortController();
+  readonly #ended = new DoneSignal('listener stopped');
 
   constructor(
     handler: ResourceEventHandler<T>,
@@ -57,15 +81,20 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
     resyncPeriod: number,
     clock: Clock,
     name: string,
+    logger: Logger,
   ) {
     this.handler = handler;
     this.requestedResyncPeriod = requestedResyncPeriod;
     this.resyncPeriod = resyncPeriod;
     this.#clock = clock;
-    this.#tracker = new SingleFileTracker(name, () => {
-      for (const resolve of this.#syncedWaiters.splice(0)) resolve();
-    });
+    this.#logger = logger;
+    this.#tracker = new SingleFileTracker(name);
     this.determineNextResync(clock.now());
+  }
+
+  /** Where this handler's messages go. */
+  get logger(): Logger {
+    return this.#logger;
   }
 
   hasSynced(): boolean {
@@ -73,8 +102,11 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
   }
 
   whenSynced(): Promise<void> {
-    if (this.#tracker.hasSynced()) return Promise.resolve();
-    return new Promise((resolve) => this.#syncedWaiters.push(resolve));
+    return this.#tracker.hasSyncedChecker().done();
+  }
+
+  hasSyncedChecker(): DoneChecker {
+    return this.#tracker.hasSyncedChecker();
   }
 
   /** The informer has synced. */
@@ -84,17 +116,17 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
 
   /** Queues a notification; never blocks, whatever the handler's pace. */
   add(n: Notification<T>): void {
-    if (this.#stop.signal.aborted) return;
+    if (this.#stopped) return;
     if (n.kind === 'add' && n.isInInitialList) this.#tracker.start();
     this.#buffer.push(n);
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    this.#kick();
   }
 
   /** Starts delivering (once). */
   start(): void {
-    this.#running ??= this.#run();
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    this.#kick();
   }
 
   /**
@@ -102,17 +134,17 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
    * progress finishes, and {@link ProcessorListener.done} waits for it.
    */
   stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
     this.#stop.abort();
-    this.#buffer = [];
-    this.#head = 0;
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    this.#buffer.clear();
+    if (!this.#busy) this.#ended.close();
   }
 
-  /** Resolves once the delivery loop has ended (at once if it never started). */
+  /** Resolves once stopped and no handler call is in progress (at once if it never started). */
   done(): Promise<void> {
-    return this.#running ?? Promise.resolve();
+    if (!this.#started) return Promise.resolve();
+    return this.#ended.done();
   }
 
   /** True if a resync is due at `now`; if so, schedules the next one. */
@@ -126,45 +158,71 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
     this.#nextResync = now + this.resyncPeriod;
   }
 
+  // Handlers are never called from inside add, addEventHandler or start: a
+  // run always begins on a later microtask.
+  #kick(): void {
+    if (!this.#started || this.#stopped || this.#scheduled || this.#busy) return;
+    if (this.#buffer.length === 0) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#run);
+  }
+
   //#region listener-run
-  async #run(): Promise<void> {
-    const stopped = this.#stop.signal;
-    // Handlers are never called from inside addEventHandler or start.
-    await Promise.resolve();
-    let sinceYield = 0;
-    while (!stopped.aborted) {
-      if (this.#head >= this.#buffer.length) {
-        this.#buffer = [];
-        this.#head = 0;
-        sinceYield = 0;
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        continue;
+  // shared_informer.go, processorListener.run: one notification at a time,
+  // in order. A run ends when the buffer is empty; add starts the next.
+  readonly #run = (): void => {
+    this.#scheduled = false;
+    for (let delivered = 0; !this.#stopped; delivered++) {
+      if (delivered === yieldEvery) {
+        this.#scheduled = true;
+        yieldToEventLoop(this.#run);
+        return;
       }
-      const n = this.#buffer[this.#head] as Notification<T>;
-      this.#buffer[this.#head++] = undefined;
-      if (this.#head > 4096 && this.#head * 2 > this.#buffer.length) {
-        this.#buffer = this.#buffer.slice(this.#head);
-        this.#head = 0;
-      }
+      const n = this.#buffer.shift();
+      if (n === undefined) return;
+      let result: unknown;
       try {
-        const result = this.#deliver(n);
-        if (isPromiseLike(result)) {
-          await result;
-          sinceYield = 0;
-        } else if (++sinceYield >= yieldEvery) {
-          sinceYield = 0;
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-        if (n.kind === 'add' && n.isInInitialList) this.#tracker.finished();
+        result = this.#deliver(n);
       } catch (err) {
-        // shared_informer.go, processorListener.run: the item is skipped and
-        // delivery pauses for a second. A failed initial add is never
-        // finished, so this handler never reports synced.
-        console.error(`informer: handler ${this.#tracker.name} failed:`, err);
-        await this.#clock.sleep(1000, stopped);
+        this.#failed(err);
+        return;
       }
+      if (isPromiseLike(result)) {
+        // Its next notification waits for this one.
+        this.#busy = true;
+        result.then(
+          () => this.#resume(n),
+          (err: unknown) => this.#failed(err),
+        );
+        return;
+      }
+      this.#finished(n);
     }
     //#endregion listener-run
+  };
+
+  #resume(n: Notification<T>): void {
+    this.#busy = false;
+    this.#finished(n);
+    if (this.#stopped) this.#ended.close();
+    else this.#kick();
+  }
+
+  // shared_informer.go, processorListener.run: the item is skipped and
+  // delivery pauses for a second. A failed initial add is never finished,
+  // so this handler never reports synced.
+  #failed(err: unknown): void {
+    this.#logger.error(err, 'Observed a panic', { handler: this.#tracker.name });
+    this.#busy = true;
+    void this.#clock.sleep(1000, this.#stop.signal).then(() => {
+      this.#busy = false;
+      if (this.#stopped) this.#ended.close();
+      else this.#kick();
+    });
+  }
+
+  #finished(n: Notification<T>): void {
+    if (n.kind === 'add' && n.isInInitialList) this.#tracker.finished();
   }
 
   #deliver(n: Notification<T>): unknown {
@@ -181,8 +239,8 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
 
 /** The set of listeners of one informer. */
 export class SharedProcessor<T> {
-  // Each listener with its "syncing" flag: whether it is due the resync in progress.
-  readonly #listeners = new Map<ProcessorListener<T>, boolean>();
+  // An array, walked on every notification: no iterator or entry per call.
+  #listeners: ProcessorListener<T>[] = [];
   #started = false;
   #upstreamSynced = false;
   readonly #clock: Clock;
@@ -196,7 +254,8 @@ export class SharedProcessor<T> {
    * starts delivering at once if the processor runs.
    */
   addListener(listener: ProcessorListener<T>, initial: readonly T[] = []): void {
-    this.#listeners.set(listener, true);
+    listener.syncing = true;
+    this.#listeners = [...this.#listeners, listener];
     for (const obj of initial) listener.add({ kind: 'add', obj, isInInitialList: true });
     if (this.#started) listener.start();
     if (this.#upstreamSynced) listener.upstreamHasSynced();
@@ -204,7 +263,9 @@ export class SharedProcessor<T> {
 
   /** Removes a listener; true if it was there. */
   removeListener(listener: ProcessorListener<T>): boolean {
-    if (!this.#listeners.delete(listener)) return false;
+    const i = this.#listeners.indexOf(listener);
+    if (i < 0) return false;
+    this.#listeners = this.#listeners.filter((l) => l !== listener);
     listener.stop();
     return true;
   }
@@ -212,8 +273,8 @@ export class SharedProcessor<T> {
   /** Hands a notification to every listener, or a resync only to those due one. */
   //#region distribute
   distribute(n: Notification<T>, isSync: boolean): void {
-    for (const [listener, syncing] of this.#listeners) {
-      if (!isSync || syncing) listener.add(n);
+    for (const listener of this.#listeners) {
+      if (!isSync || listener.syncing) listener.add(n);
     }
     //#endregion distribute
   }
@@ -221,19 +282,19 @@ export class SharedProcessor<T> {
   /** Starts every listener's delivery. */
   run(): void {
     this.#started = true;
-    for (const listener of this.#listeners.keys()) listener.start();
+    for (const listener of this.#listeners) listener.start();
   }
 
   /** The informer has synced: tell every listener, and later ones as they come. */
   upstreamHasSynced(): void {
     this.#upstreamSynced = true;
-    for (const listener of this.#listeners.keys()) listener.upstreamHasSynced();
+    for (const listener of this.#listeners) listener.upstreamHasSynced();
   }
 
   /** Stops every listener and waits for their loops; the listeners are forgotten. */
   async stop(): Promise<void> {
-    const listeners = [...this.#listeners.keys()];
-    this.#listeners.clear();
+    const listeners = this.#listeners;
+    this.#listeners = [];
     this.#started = false;
     for (const listener of listeners) listener.stop();
     await Promise.all(listeners.map((l) => l.done()));
@@ -244,10 +305,9 @@ export class SharedProcessor<T> {
   shouldResync(): boolean {
     const now = this.#clock.now();
     let any = false;
-    for (const listener of this.#listeners.keys()) {
-      const due = listener.shouldResync(now);
-      this.#listeners.set(listener, due);
-      if (due) any = true;
+    for (const listener of this.#listeners) {
+      listener.syncing = listener.shouldResync(now);
+      if (listener.syncing) any = true;
     }
     return any;
     //#endregion should-resync
@@ -255,17 +315,34 @@ export class SharedProcessor<T> {
 
   /** Recomputes every listener's period after the informer's check period changed. */
   resyncCheckPeriodChanged(checkPeriod: number): void {
-    for (const listener of this.#listeners.keys()) {
-      listener.resyncPeriod = determineResyncPeriod(listener.requestedResyncPeriod, checkPeriod);
+    for (const listener of this.#listeners) {
+      listener.resyncPeriod = determineResyncPeriod(
+        listener.requestedResyncPeriod,
+        checkPeriod,
+        listener.logger,
+      );
     }
   }
 }
 
 /** shared_informer.go, determineResyncPeriod. */
-export function determineResyncPeriod(desired: number, check: number): number {
+export function determineResyncPeriod(desired: number, check: number, logger: Logger): number {
   if (desired === 0) return 0;
-  if (check === 0) return 0; // the informer never resyncs
-  return desired < check ? check : desired;
+  if (check === 0) {
+    logger.info(
+      "Warning: the specified resyncPeriod is invalid because this shared informer doesn't support resyncing",
+      { desired },
+    );
+    return 0;
+  }
+  if (desired < check) {
+    logger.info(
+      'Warning: the specified resyncPeriod is being increased to the minimum resyncCheckPeriod',
+      { desired, resyncCheckPeriod: check },
+    );
+    return check;
+  }
+  return desired;
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

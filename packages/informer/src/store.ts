@@ -35,6 +35,14 @@ export interface Store<T> {
   replace(list: readonly T[], resourceVersion: string): void;
   /** Does nothing for a plain store; kept for parity with Go's interface. */
   resync(): void;
+  /**
+   * The resourceVersion of the last write (see
+   * {@link ThreadSafeStore.lastStoreSyncResourceVersion}); `''` at first.
+   * Go's `LastStoreSyncResourceVersion`.
+   */
+  lastStoreSyncResourceVersion(): string;
+  /** Records a resourceVersion the store has caught up with, with no object. Go's `Bookmark`. */
+  bookmark(resourceVersion: string): void;
 }
 
 /**
@@ -107,7 +115,30 @@ export function newIndexer<T>(
   return new Cache<T>(newThreadSafeStore<T>(indexers), keyFunc, options.transform);
 }
 
-class Cache<T> implements Indexer<T> {
+/**
+ * The store operations this package's informers use when the queue has
+ * already computed each object's key with the same key function, so a
+ * change is keyed once. Internal: not exported from the package.
+ */
+export interface KeyedStore<T> extends Indexer<T> {
+  /** The store's key function. */
+  readonly keyFunc: KeyFunc;
+  /** {@link Store.add} with the key given. */
+  addKeyed(key: string, obj: T): void;
+  /** {@link Store.update} with the key given. */
+  updateKeyed(key: string, obj: T): void;
+  /** {@link Store.delete} with the key given. */
+  deleteKeyed(key: string, obj: T): void;
+  /** {@link Store.replace} with the keys given, one per object. */
+  replaceKeyed(keys: readonly string[], list: readonly T[], resourceVersion: string): void;
+}
+
+/** The store as a {@link KeyedStore} when it is one made by {@link newStore} or {@link newIndexer}. */
+export function keyedStoreOf<T>(store: Store<T>): KeyedStore<T> | undefined {
+  return store instanceof Cache ? (store as Cache<T>) : undefined;
+}
+
+class Cache<T> implements KeyedStore<T> {
   readonly #store: ThreadSafeStore<T>;
   readonly #keyFunc: KeyFunc;
   readonly #transform: TransformFunc<T> | undefined;
@@ -122,6 +153,30 @@ class Cache<T> implements Indexer<T> {
     this.#transform = transform;
   }
 
+  get keyFunc(): KeyFunc {
+    return this.#keyFunc;
+  }
+
+  addKeyed(key: string, obj: T): void {
+    this.#store.add(key, this.#transformed(obj));
+  }
+
+  updateKeyed(key: string, obj: T): void {
+    this.#store.update(key, this.#transformed(obj));
+  }
+
+  deleteKeyed(key: string, obj: T): void {
+    this.#store.deleteWithObject(key, obj);
+  }
+
+  replaceKeyed(keys: readonly string[], list: readonly T[], resourceVersion: string): void {
+    const items = new Map<string, T>();
+    for (let i = 0; i < list.length; i++) {
+      items.set(keys[i] as string, this.#transformed(list[i] as T));
+    }
+    this.#store.replace(items, resourceVersion);
+  }
+
   add(obj: T): void {
     const key = keyOrThrow(this.#keyFunc, obj);
     this.#store.add(key, this.#transformed(obj));
@@ -133,7 +188,7 @@ class Cache<T> implements Indexer<T> {
   }
 
   delete(obj: T): void {
-    this.#store.delete(keyOrThrow(this.#keyFunc, obj));
+    this.#store.deleteWithObject(keyOrThrow(this.#keyFunc, obj), obj);
   }
 
   list(): T[] {
@@ -163,6 +218,14 @@ class Cache<T> implements Indexer<T> {
 
   resync(): void {
     // Nothing to do: kept for parity with Go's interface.
+  }
+
+  lastStoreSyncResourceVersion(): string {
+    return this.#store.lastStoreSyncResourceVersion();
+  }
+
+  bookmark(resourceVersion: string): void {
+    this.#store.bookmark(resourceVersion);
   }
 
   index(indexName: string, obj: T): T[] {

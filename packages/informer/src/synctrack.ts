@@ -1,5 +1,6 @@
 // Whether one event handler has caught up with its informer: client-go
 // tools/cache/synctrack/synctrack.go (SingleFileTracker).
+import { DoneSignal, type DoneChecker } from './done-checker.js';
 
 /**
  * Counts the initial-list notifications a handler has been given but not yet
@@ -14,7 +15,7 @@ export class SingleFileTracker {
   readonly name: string;
   #count = 0;
   #upstreamSynced = false;
-  #synced = false;
+  readonly #synced: DoneSignal;
   readonly #onSynced: (() => void) | undefined;
 
   /**
@@ -23,6 +24,7 @@ export class SingleFileTracker {
    */
   constructor(name: string, onSynced?: () => void) {
     this.name = name;
+    this.#synced = new DoneSignal(name);
     this.#onSynced = onSynced;
   }
 
@@ -54,12 +56,17 @@ export class SingleFileTracker {
 
   /** True once upstream has synced and every started notification has finished. */
   hasSynced(): boolean {
+    return this.#synced.isDone();
+  }
+
+  /** Done once {@link SingleFileTracker.hasSynced} turns true. Go's `Done()` channel. */
+  hasSyncedChecker(): DoneChecker {
     return this.#synced;
   }
 
   #check(): void {
-    if (this.#synced || !this.#upstreamSynced || this.#count !== 0) return;
-    this.#synced = true;
+    if (this.#synced.isDone() || !this.#upstreamSynced || this.#count !== 0) return;
+    this.#synced.close();
     this.#onSynced?.();
   }
 }

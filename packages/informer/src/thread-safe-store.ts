@@ -19,14 +19,32 @@ export interface ThreadSafeStore<T> {
   update(key: string, obj: T): void;
   /** Removes the object under `key` and its index entries; a missing key is a no-op. */
   delete(key: string): void;
+  /**
+   * Like {@link ThreadSafeStore.delete}, and takes the store's
+   * resourceVersion from `obj`, the deleted object's last state. Go's
+   * `DeleteWithObject`.
+   */
+  deleteWithObject(key: string, obj: T): void;
   /** The object under `key`, or `undefined` when there is none. */
   get(key: string): T | undefined;
   /** A snapshot of all objects, in no particular order. */
   list(): T[];
   /** A snapshot of all keys, in no particular order. */
   listKeys(): string[];
-  /** Replaces every object with those in `items` and rebuilds the indices. */
+  /**
+   * Replaces every object with those in `items` and rebuilds the indices.
+   * The store takes `items` over: do not change the map afterwards.
+   */
   replace(items: Map<string, T>, resourceVersion: string): void;
+  /**
+   * The resourceVersion of the last write: the object last added, updated
+   * or deleted with its object (when it has metadata), the version given to
+   * the last replace, or the last bookmark, whichever came last; `''` at
+   * first. Not the highest version seen. Go's `LastStoreSyncResourceVersion`.
+   */
+  lastStoreSyncResourceVersion(): string;
+  /** Records a resourceVersion the store has caught up with, with no object. Go's `Bookmark`. */
+  bookmark(resourceVersion: string): void;
   /**
    * The objects that share at least one indexed value with `obj` under
    * `indexName`. Throws `Index with name <name> does not exist` for an unknown
@@ -60,6 +78,13 @@ export function newThreadSafeStore<T>(indexers: Indexers<T> = {}): ThreadSafeSto
   return new ThreadSafeMap<T>(indexers);
 }
 
+// thread_safe_store.go, rvFromObject: objects without metadata have none.
+function metaResourceVersion(obj: unknown): string | undefined {
+  const meta = (obj as { metadata?: { resourceVersion?: unknown } } | null)?.metadata;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  return typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '';
+}
+
 function indexValues<T>(name: string, fn: IndexFunc<T>, key: string, obj: T): string[] {
   try {
     return fn(obj);
@@ -77,6 +102,7 @@ function indexValues<T>(name: string, fn: IndexFunc<T>, key: string, obj: T): st
 
 class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   #items = new Map<string, T>();
+  #rv = '';
   readonly #indexers = new Map<string, IndexFunc<T>>();
   /** Index name to index; an index never holds an empty key set. */
   #indices = new Map<string, Index>();
@@ -90,17 +116,38 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   }
 
   update(key: string, obj: T): void {
-    const old = this.#items.get(key);
-    const hadOld = this.#items.has(key);
-    this.#items.set(key, obj);
-    this.#updateIndices(hadOld ? old : undefined, hadOld, obj, true, key);
+    const items = this.#items;
+    if (this.#indexers.size === 0) {
+      items.set(key, obj);
+    } else {
+      const hadOld = items.has(key);
+      const old = hadOld ? items.get(key) : undefined;
+      items.set(key, obj);
+      this.#updateIndices(old, hadOld, obj, true, key);
+    }
+    const rv = metaResourceVersion(obj);
+    if (rv !== undefined) this.#rv = rv;
   }
 
   delete(key: string): void {
-    if (!this.#items.has(key)) return;
-    const old = this.#items.get(key) as T;
-    this.#updateIndices(old, true, undefined, false, key);
-    this.#items.delete(key);
+    const items = this.#items;
+    if (!items.has(key)) return;
+    if (this.#indexers.size > 0) this.#updateIndices(items.get(key), true, undefined, false, key);
+    items.delete(key);
+  }
+
+  deleteWithObject(key: string, obj: T): void {
+    this.delete(key);
+    const rv = metaResourceVersion(obj);
+    if (rv !== undefined) this.#rv = rv;
+  }
+
+  lastStoreSyncResourceVersion(): string {
+    return this.#rv;
+  }
+
+  bookmark(resourceVersion: string): void {
+    this.#rv = resourceVersion;
   }
 
   get(key: string): T | undefined {
@@ -115,10 +162,12 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     return [...this.#items.keys()];
   }
 
-  replace(items: Map<string, T>, _resourceVersion: string): void {
-    this.#items = new Map(items);
+  replace(items: Map<string, T>, resourceVersion: string): void {
+    this.#items = items;
+    this.#rv = resourceVersion;
     this.#indices = new Map();
-    for (const [key, obj] of this.#items) this.#updateIndices(undefined, false, obj, true, key);
+    if (this.#indexers.size === 0) return;
+    for (const [key, obj] of items) this.#updateIndices(undefined, false, obj, true, key);
   }
 
   index(indexName: string, obj: T): T[] {

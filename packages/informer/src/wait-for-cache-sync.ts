@@ -1,7 +1,7 @@
 // Waiting for informers to fill their caches before a controller starts its
 // workers: client-go tools/cache shared_informer.go (WaitForCacheSync,
 // WaitForNamedCacheSync).
-import { realClock, type Clock } from '@kcm-ts/apimachinery';
+import { noopLogger, realClock, type Clock, type Logger } from '@kcm-ts/apimachinery';
 
 /**
  * Reports whether a cache has synced: Go's `cache.InformerSynced`, such as
@@ -12,8 +12,11 @@ import { realClock, type Clock } from '@kcm-ts/apimachinery';
 export type InformerSynced = () => boolean;
 
 /**
- * A logger for {@link waitForNamedCacheSync}: `console` fits.
+ * The message-only logger {@link waitForNamedCacheSync} took before it took
+ * a {@link @kcm-ts/apimachinery!Logger | Logger}; `console` fits. Still
+ * accepted, with the old messages (`Waiting for caches to sync for <name>`).
  *
+ * @deprecated Pass a `Logger` from `@kcm-ts/apimachinery`.
  * @category Waiting for sync
  */
 export interface SyncLogger {
@@ -41,8 +44,12 @@ export interface WaitForCacheSyncOptions {
  * @category Waiting for sync
  */
 export interface WaitForNamedCacheSyncOptions extends WaitForCacheSyncOptions {
-  /** Where messages go. Default `console`. */
-  logger?: SyncLogger;
+  /**
+   * Where messages go: client-go's `Waiting for caches to sync`, `Caches are
+   * synced` and `Unable to sync caches`, each with the controller's name.
+   * Default: nowhere.
+   */
+  logger?: Logger;
 }
 
 /**
@@ -79,13 +86,52 @@ export async function waitForCacheSync(
  *
  * @category Waiting for sync
  */
+export function waitForNamedCacheSync(
+  name: string,
+  signal: AbortSignal,
+  synced: readonly InformerSynced[],
+  options?: WaitForNamedCacheSyncOptions,
+): Promise<boolean>;
+/**
+ * The form that takes a message-only {@link SyncLogger}.
+ *
+ * @deprecated Pass a `Logger` from `@kcm-ts/apimachinery` instead.
+ */
+export function waitForNamedCacheSync(
+  name: string,
+  signal: AbortSignal,
+  synced: readonly InformerSynced[],
+  options: WaitForCacheSyncOptions & { logger: SyncLogger },
+): Promise<boolean>;
 export async function waitForNamedCacheSync(
   name: string,
   signal: AbortSignal,
   synced: readonly InformerSynced[],
-  options: WaitForNamedCacheSyncOptions = {},
+  options: WaitForCacheSyncOptions & { logger?: Logger | SyncLogger } = {},
 ): Promise<boolean> {
-  const logger = options.logger ?? console;
+  // shared_informer.go, WaitForNamedCacheSync
+  const given = options.logger ?? noopLogger;
+  if (!isLogger(given)) return waitWithSyncLogger(name, signal, synced, options, given);
+  given.info('Waiting for caches to sync', { controller: name });
+  if (!(await waitForCacheSync(signal, synced, options))) {
+    given.error(undefined, 'Unable to sync caches', { controller: name });
+    return false;
+  }
+  given.info('Caches are synced', { controller: name });
+  return true;
+}
+
+function isLogger(logger: Logger | SyncLogger): logger is Logger {
+  return typeof (logger as Partial<Logger>).withValues === 'function';
+}
+
+async function waitWithSyncLogger(
+  name: string,
+  signal: AbortSignal,
+  synced: readonly InformerSynced[],
+  options: WaitForCacheSyncOptions,
+  logger: SyncLogger,
+): Promise<boolean> {
   logger.info(`Waiting for caches to sync for ${name}`);
   if (!(await waitForCacheSync(signal, synced, options))) {
     logger.error(`unable to sync caches for ${name}`);

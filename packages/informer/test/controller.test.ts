@@ -8,12 +8,17 @@ import {
 } from '@kcm-ts/apimachinery';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  Controller,
   SingleFileTracker,
   filteringResourceEventHandler,
   newIndexer,
   newInformer,
+  newRealFIFO,
   processDeltas,
+  processDeltasInBatch,
   type Deltas,
+  type Indexer,
+  type ResourceEventHandler,
 } from '../src/index.js';
 import { FakeSource, type SourceObj } from './fake-source.js';
 import { flush } from './helpers.js';
@@ -51,6 +56,223 @@ describe('processDeltas', () => {
     );
     expect(rec.take()).toEqual(['delete a', 'delete b tombstone']);
     expect(store.listKeys()).toEqual([]);
+  });
+});
+
+describe('processDeltas with atomic changes', () => {
+  it('replaces the store for a ReplacedAll, then tells of deletions, then of the list in order', () => {
+    const store = newIndexer<SourceObj>(deletionHandlingMetaNamespaceKeyFunc, {});
+    store.add(obj('a', 1, '1'));
+    store.add(obj('gone', 1, '2'));
+    const seen: string[] = [];
+    const handler: ResourceEventHandler<SourceObj> = {
+      // Every handler call sees the store already replaced.
+      onAdd: (o, initial) =>
+        seen.push(`add ${o.metadata.name} ${String(initial)} ${store.listKeys().sort().join(',')}`),
+      onUpdate: (old, o) =>
+        seen.push(`update ${o.metadata.name} ${String(old.val)}->${String(o.val)}`),
+      onDelete: (o) =>
+        seen.push(
+          `delete ${(o as DeletedFinalStateUnknown<SourceObj>).key} ${store.getByKey('gone') === undefined}`,
+        ),
+    };
+    processDeltas(
+      handler,
+      store,
+      [
+        {
+          type: 'ReplacedAll',
+          object: { resourceVersion: '9', objects: [obj('b', 2, '8'), obj('a', 3, '9')] },
+        },
+      ],
+      true,
+    );
+    expect(seen).toEqual(['delete gone true', 'add b true a,b', 'update a 1->3']);
+    expect(store.lastStoreSyncResourceVersion()).toBe('9');
+  });
+
+  it('passes every stored object to onUpdate for a SyncAll, and ignores what follows it', () => {
+    const store = newIndexer<SourceObj>(deletionHandlingMetaNamespaceKeyFunc, {});
+    store.add(obj('a', 1));
+    const rec = new Recorder();
+    processDeltas(
+      rec,
+      store,
+      [
+        { type: 'SyncAll', object: {} },
+        { type: 'Added', object: obj('b', 1) },
+      ],
+      false,
+    );
+    expect(rec.take()).toEqual(['update a=1->1']);
+    expect(store.listKeys()).toEqual(['a']);
+  });
+
+  it("moves the store to a Bookmark's resourceVersion, telling no handler", () => {
+    const store = newIndexer<SourceObj>(deletionHandlingMetaNamespaceKeyFunc, {});
+    const rec = new Recorder();
+    processDeltas(rec, store, [{ type: 'Bookmark', object: { resourceVersion: '42' } }], false);
+    expect(store.lastStoreSyncResourceVersion()).toBe('42');
+    expect(rec.events).toEqual([]);
+  });
+});
+
+describe('processDeltasInBatch', () => {
+  const batch: Deltas<SourceObj> = [
+    { type: 'Added', object: obj('a', 1) },
+    { type: 'Updated', object: obj('b', 2) },
+    { type: 'Deleted', object: obj('c', 1) },
+  ];
+
+  function seed(): Indexer<SourceObj> {
+    const store = newIndexer<SourceObj>(deletionHandlingMetaNamespaceKeyFunc, {});
+    store.add(obj('b', 1));
+    store.add(obj('c', 1));
+    return store;
+  }
+
+  it('applies the whole batch to the store before telling the handler of any of it', () => {
+    const store = seed();
+    const seen: string[] = [];
+    const view = () =>
+      store
+        .list()
+        .map((o) => `${o.metadata.name}=${String(o.val)}`)
+        .sort()
+        .join(',');
+    processDeltasInBatch(
+      {
+        onAdd: (o) => seen.push(`add ${o.metadata.name}: ${view()}`),
+        onUpdate: (_old, o) => seen.push(`update ${o.metadata.name}: ${view()}`),
+        onDelete: (o) => seen.push(`delete ${(o as SourceObj).metadata.name}: ${view()}`),
+      },
+      store,
+      batch,
+      false,
+      ['a', 'b', 'c'],
+    );
+    expect(seen).toEqual(['add a: a=1,b=2', 'update b: a=1,b=2', 'delete c: a=1,b=2']);
+  });
+
+  it('falls back to one change at a time without the keys', () => {
+    const store = seed();
+    const seen: string[] = [];
+    processDeltasInBatch(
+      {
+        onAdd: (o) => seen.push(`add ${o.metadata.name}: ${store.listKeys().sort().join(',')}`),
+        onUpdate: (_old, o) =>
+          seen.push(`update ${o.metadata.name}: ${String(store.getByKey('b')?.val)}`),
+        onDelete: (o) => seen.push(`delete ${(o as SourceObj).metadata.name}`),
+      },
+      store,
+      batch,
+      false,
+    );
+    expect(seen).toEqual(['add a: a,b,c', 'update b: 2', 'delete c']);
+  });
+});
+
+// TestReplaceEvents: a relist gives the same events and the same cache with
+// atomic and non-atomic RealFIFOs: deletions first, then the list in order.
+describe.each([false, true])('a controller over a RealFIFO (atomic: %s)', (atomic) => {
+  interface EventRecord {
+    action: string;
+    key: string;
+    eventRV: string;
+    storeRV: string;
+  }
+
+  async function setup() {
+    const source = new FakeSource();
+    const store = newIndexer<SourceObj>(deletionHandlingMetaNamespaceKeyFunc, {});
+    const fifo = newRealFIFO<SourceObj>(atomic ? { atomicEvents: true } : { knownObjects: store });
+    const history: EventRecord[] = [];
+    const record = (action: string, o: SourceObj | DeletedFinalStateUnknown<SourceObj>): void => {
+      const key = deletionHandlingMetaNamespaceKeyFunc(o);
+      const real = o instanceof DeletedFinalStateUnknown ? o.obj : o;
+      history.push({
+        action,
+        key,
+        eventRV: real?.metadata.resourceVersion ?? '',
+        storeRV: store.getByKey(key)?.metadata.resourceVersion ?? '',
+      });
+    };
+    const handler: ResourceEventHandler<SourceObj> = {
+      onAdd: (o) => record('add', o),
+      onUpdate: (_old, o) => record('update', o),
+      onDelete: (o) => record('delete', o),
+    };
+    const controller = new Controller<SourceObj>({
+      queue: fifo,
+      listerWatcher: source,
+      clock: new FakeClock(),
+      process: (deltas, initial) => processDeltas(handler, store, deltas, initial),
+      processBatch: (deltas, initial) => processDeltasInBatch(handler, store, deltas, initial),
+    });
+    const abort = new AbortController();
+    const done = controller.run(abort.signal);
+    await controller.whenSynced();
+    return { fifo, store, history, abort, done };
+  }
+
+  const pod = (name: string, rv: string, val: unknown = 0): SourceObj => ({
+    metadata: { name, resourceVersion: rv },
+    val,
+  });
+
+  it.each<[string, SourceObj[], SourceObj[], EventRecord[]]>([
+    [
+      'Create with no initial objects',
+      [],
+      [pod('pod-1', '1')],
+      [{ action: 'add', key: 'pod-1', eventRV: '1', storeRV: '1' }],
+    ],
+    [
+      'Delete all objects',
+      [pod('pod-1', '1'), pod('pod-3', '2')],
+      [],
+      [
+        { action: 'delete', key: 'pod-1', eventRV: '1', storeRV: '' },
+        { action: 'delete', key: 'pod-3', eventRV: '2', storeRV: '' },
+      ],
+    ],
+    [
+      'Create, update, delete',
+      [pod('pod-1', '1'), pod('pod-2', '2', 1), pod('pod-3', '3')],
+      [pod('pod-1', '4'), pod('pod-2', '5', 2), pod('pod-4', '6')],
+      [
+        { action: 'delete', key: 'pod-3', eventRV: '3', storeRV: '' },
+        { action: 'update', key: 'pod-1', eventRV: '4', storeRV: '4' },
+        { action: 'update', key: 'pod-2', eventRV: '5', storeRV: '5' },
+        { action: 'add', key: 'pod-4', eventRV: '6', storeRV: '6' },
+      ],
+    ],
+  ])('%s', async (_name, initial, replaced, expected) => {
+    const h = await setup();
+    for (const o of initial) h.fifo.add(o);
+    await until(() => h.history.length === initial.length);
+    h.history.length = 0;
+    h.fifo.replace(replaced, '6');
+    await until(() => h.history.length === expected.length);
+    await flush();
+    const byKey = (a: SourceObj, b: SourceObj) => a.metadata.name.localeCompare(b.metadata.name);
+    expect(h.store.list().sort(byKey)).toEqual([...replaced].sort(byKey));
+    expect(h.history).toEqual(expected);
+    h.abort.abort();
+    await h.done;
+  });
+
+  it('keeps the store at the resourceVersion of the last change (TestStoreResourceVersion)', async () => {
+    const h = await setup();
+    h.fifo.add(pod('pod-1', '3'));
+    h.fifo.update(pod('pod-1', '4'));
+    await until(() => h.history.length === 2);
+    expect(h.store.lastStoreSyncResourceVersion()).toBe('4');
+    h.fifo.delete(pod('pod-1', '5'));
+    await until(() => h.history.length === 3);
+    expect(h.store.lastStoreSyncResourceVersion()).toBe('5');
+    h.abort.abort();
+    await h.done;
   });
 });
 

@@ -19,7 +19,7 @@ import {
   waitForCacheSync,
   waitForNamedCacheSync,
 } from '../src/index.js';
-import { flush } from './helpers.js';
+import { RecordingLogger, flush } from './helpers.js';
 
 function pods(withIndex: boolean) {
   const indexer = newIndexer<KubeObject>(
@@ -124,6 +124,24 @@ describe('waitForCacheSync', () => {
     abort.abort();
     expect(await result).toBe(false);
     expect(clock.hasWaiters()).toBe(false);
+  });
+
+  it("logs client-go's messages, naming the controller, through a Logger", async () => {
+    const logger = new RecordingLogger();
+    expect(
+      await waitForNamedCacheSync('replicaset', new AbortController().signal, [() => true], {
+        logger,
+      }),
+    ).toBe(true);
+    expect(
+      await waitForNamedCacheSync('deployment', AbortSignal.abort(), [() => true], { logger }),
+    ).toBe(false);
+    expect(logger.lines.map((l) => [l.level, l.msg, l.values?.['controller']])).toEqual([
+      ['info', 'Waiting for caches to sync', 'replicaset'],
+      ['info', 'Caches are synced', 'replicaset'],
+      ['info', 'Waiting for caches to sync', 'deployment'],
+      ['error', 'Unable to sync caches', 'deployment'],
+    ]);
   });
 
   it('names the controller in its messages', async () => {

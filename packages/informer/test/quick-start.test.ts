@@ -13,6 +13,8 @@ import {
   namespaceIndex,
   newDeltaFIFO,
   newIndexer,
+  newRealFIFO,
+  trimManagedFields,
   type ResourceClientSource,
 } from '../src/index.js';
 import { FakeSource } from './fake-source.js';
@@ -55,6 +57,47 @@ describe('quick start', () => {
     expect(deltas?.map((d) => d.type)).toEqual(['Replaced', 'Updated']);
     expect(store.getByKey('default/web')?.metadata?.labels).toEqual({ tier: 'front' });
     expect(fifo.hasSynced()).toBe(true);
+  });
+
+  it('queues every change in order and applies them to a store', async () => {
+    //#region real-fifo
+    const store = newIndexer<KubeObject>(metaNamespaceKeyFunc, {});
+    const fifo = newRealFIFO<KubeObject>({ knownObjects: store });
+
+    // What a reflector does: a relist, then two watch events for one object.
+    fifo.replace([{ metadata: { namespace: 'default', name: 'web' } }], '1');
+    fifo.update({ metadata: { namespace: 'default', name: 'web', labels: { tier: 'front' } } });
+    fifo.update({ metadata: { namespace: 'default', name: 'web', labels: { tier: 'back' } } });
+
+    // What an informer does: pop one change at a time, in order; nothing is merged.
+    const types: string[] = [];
+    while (fifo.queued().length > 0) {
+      await fifo.pop(([delta]) => {
+        if (delta === undefined) return;
+        types.push(delta.type); // 'Replaced', then 'Updated', then 'Updated'
+        if (delta.type === 'Deleted') store.delete(delta.object as KubeObject);
+        else store.update(delta.object as KubeObject);
+      });
+    }
+    //#endregion real-fifo
+    expect(types).toEqual(['Replaced', 'Updated', 'Updated']);
+    expect(store.getByKey('default/web')?.metadata?.labels).toEqual({ tier: 'back' });
+    expect(fifo.hasSynced()).toBe(true);
+  });
+
+  it('drops managedFields before caching, as kube-controller-manager does', () => {
+    //#region trim-managed-fields
+    const pod: KubeObject = {
+      metadata: { name: 'web', managedFields: [{ manager: 'kubectl', operation: 'Apply' }] },
+    };
+    const cached = trimManagedFields(pod); // the same object, managedFields now undefined
+    const json = JSON.stringify(cached); // '{"metadata":{"name":"web"}}'
+    //#endregion trim-managed-fields
+    expect(cached).toBe(pod);
+    expect(json).toBe('{"metadata":{"name":"web"}}');
+    expect('managedFields' in (pod.metadata ?? {})).toBe(true);
+    expect(trimManagedFields(null)).toBe(null);
+    expect(trimManagedFields({ kind: 'List' })).toEqual({ kind: 'List' });
   });
 
   it('shares one watch of pods among handlers', async () => {

@@ -10,7 +10,10 @@ import {
   namespaceIndex,
   newDeltaFIFO,
   newIndexer,
+  newRealFIFO,
+  processDeltas,
   type Indexer,
+  type RealFIFO,
   type ReflectorStore,
 } from '../src/index.js';
 import { FakeSource, applySourceOp, sourceFaults, type SourceObj } from './fake-source.js';
@@ -64,7 +67,29 @@ const targets: Record<string, () => Target> = {
       },
     };
   },
+  // The default informer path: a RealFIFO, drained through processDeltas.
+  'drained RealFIFO': () => {
+    const cache = newCache();
+    return drainedRealFIFO(cache, newRealFIFO<SourceObj>({ knownObjects: cache }));
+  },
+  'drained atomic RealFIFO': () =>
+    drainedRealFIFO(
+      newCache(),
+      newRealFIFO<SourceObj>({ atomicEvents: true, emitDeltaTypeBookmark: true }),
+    ),
 };
+
+function drainedRealFIFO(cache: Indexer<SourceObj>, fifo: RealFIFO<SourceObj>): Target {
+  return {
+    store: fifo,
+    settle: async () => {
+      while (fifo.queued().length > 0) {
+        await fifo.pop((deltas, initial) => processDeltas({}, cache, deltas, initial));
+      }
+      return cache;
+    },
+  };
+}
 
 describe.each(Object.keys(targets))('Reflector properties into %s', (target) => {
   it('converges on the source after any mix of events, closes and failures', async () => {

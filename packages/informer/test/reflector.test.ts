@@ -5,9 +5,11 @@ import {
   metaNamespaceKeyFunc,
   newInternalError,
   newResourceExpired,
+  newTimeoutError,
   newTooManyRequests,
   StatusError,
   type ListOptions,
+  type ListerWatcher,
 } from '@kcm-ts/apimachinery';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -21,8 +23,8 @@ import {
   type ReflectorStore,
   type Store,
 } from '../src/index.js';
-import { FakeSource, type SourceObj } from './fake-source.js';
-import { flush } from './helpers.js';
+import { FakeSource, FakeWatch, type SourceObj } from './fake-source.js';
+import { RecordingLogger, flush } from './helpers.js';
 
 interface Harness {
   source: FakeSource;
@@ -128,13 +130,18 @@ describe('Reflector', () => {
     await stop(h);
   });
 
-  it('backs off then relists after a very short watch with no events', async () => {
-    const h = start(twoObjects);
+  it('logs a very short watch, returns normally, then backs off and relists (handler not called)', async () => {
+    // reflector.go, watch: a VeryShortWatchError ends the watch with a log
+    // line and a nil return, so ListAndWatch succeeds and only the backoff
+    // paces the relist.
+    const logger = new RecordingLogger();
+    const h = start(twoObjects, { logger });
     await flush();
     h.source.closeWatches();
     await flush();
-    expect(h.errors).toHaveLength(1);
-    expect(h.errors[0]).toBeInstanceOf(VeryShortWatchError);
+    expect(h.errors).toEqual([]);
+    const line = logger.lines.find((l) => l.msg === 'Warning: watch ended with error');
+    expect(line?.values?.['err']).toBeInstanceOf(VeryShortWatchError);
     await h.clock.advance(799);
     expect(h.source.calls).toHaveLength(2);
     await h.clock.advance(1);
@@ -356,22 +363,82 @@ describe('Reflector', () => {
     await stop(h);
   });
 
-  it('relists from the latest after a too large resource version (TestReflectorFullListIfTooLarge)', async () => {
-    const h = start(twoObjects);
-    await flush();
-    h.source.listErrors.push(
-      new StatusError({
-        code: 504,
-        reason: 'Timeout',
-        message: 'Too large resource version',
-        details: { causes: [{ reason: 'ResourceVersionTooLarge' }] },
-      }),
+  it('relists at "" after every form of too large resource version (TestReflectorFullListIfTooLarge)', async () => {
+    // The three forms kube-apiserver has sent: a ResourceVersionTooLarge
+    // cause; a Timeout whose cause message says so (1.17.0-1.18.5); a Timeout
+    // whose message says so (before 1.17).
+    const withCauses = (causes: { reason?: string; message?: string }[]): StatusError => {
+      const err = newTimeoutError('too large resource version', 1);
+      return new StatusError({
+        code: err.code,
+        reason: err.reason,
+        message: err.message,
+        details: { ...err.details, causes },
+      });
+    };
+    const tooLarge: Record<string, StatusError> = {
+      '20': withCauses([{ reason: 'ResourceVersionTooLarge' }]),
+      '30': withCauses([{ message: 'Too large resource version' }]),
+      '40': newTimeoutError('Too large resource version', 1),
+    };
+    const calls: string[] = [];
+    let version = 30;
+    const lw: ListerWatcher<SourceObj> = {
+      list: (opts: ListOptions = {}) => {
+        const rv = opts.resourceVersion ?? '';
+        calls.push(rv);
+        const failure = tooLarge[rv];
+        if (failure !== undefined) return Promise.reject(failure);
+        let listRV = '20';
+        if (rv === '') {
+          listRV = String(version);
+          version += 10;
+        }
+        return Promise.resolve({
+          apiVersion: 'v1',
+          kind: 'List',
+          metadata: { resourceVersion: listRV },
+          items: [],
+        });
+      },
+      watch: () => Promise.reject(new Error('not watching in this test')),
+    };
+    const reflector = new Reflector<SourceObj>(lw, newStore<SourceObj>(metaNamespaceKeyFunc), {
+      clock: new FakeClock(),
+    });
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 4; i++) await reflector.listAndWatch(signal).catch(() => {});
+    expect(calls).toEqual(['0', '20', '', '30', '', '40', '']);
+  });
+
+  it('does not take a Timeout without details for too large (isTooLargeResourceVersionError)', async () => {
+    const calls: string[] = [];
+    const lw: ListerWatcher<SourceObj> = {
+      list: (opts: ListOptions = {}) => {
+        calls.push(opts.resourceVersion ?? '');
+        if (calls.length === 1) {
+          return Promise.resolve({
+            apiVersion: 'v1',
+            kind: 'List',
+            metadata: { resourceVersion: '5' },
+            items: [],
+          });
+        }
+        return Promise.reject(
+          new StatusError({ code: 504, reason: 'Timeout', message: 'Too large resource version' }),
+        );
+      },
+      watch: () => Promise.reject(new Error('not watching in this test')),
+    };
+    const reflector = new Reflector<SourceObj>(lw, newStore<SourceObj>(metaNamespaceKeyFunc), {
+      clock: new FakeClock(),
+    });
+    const signal = new AbortController().signal;
+    await reflector.listAndWatch(signal).catch(() => {});
+    await expect(reflector.listAndWatch(signal)).rejects.toThrow(
+      'failed to list <unspecified>: Too large resource version',
     );
-    h.source.watches[0]!.fail(newResourceExpired('expired'));
-    await h.clock.advance(800);
-    expect(h.source.callsOf('list').map((o) => o.resourceVersion)).toEqual(['0', '2', '']);
-    expect(h.errors).toHaveLength(0);
-    await stop(h);
+    expect(calls).toEqual(['0', '5']);
   });
 
   it('reports a watch that cannot be established and relists after the backoff', async () => {
@@ -398,6 +465,84 @@ describe('Reflector', () => {
     expect(h.source.callsOf('list')).toHaveLength(1);
     await stop(h);
   });
+
+  it('tells a store every resourceVersion it moves to, bookmarks included (TestReflectorResourceVersionUpdate)', async () => {
+    const rvs: string[] = [];
+    const bookmarks: string[] = [];
+    const store = Object.assign(newStore<SourceObj>(metaNamespaceKeyFunc), {
+      updateResourceVersion: (rv: string) => rvs.push(rv),
+      bookmark: (rv: string) => bookmarks.push(rv),
+    });
+    const h = start(() => {}, {}, store);
+    await flush();
+    // The list is at "0": the synthetic ADDED of a watch from "0" propagates nothing.
+    const w = h.source.watches[0]!;
+    const pod = (rv: string): SourceObj => ({
+      metadata: { name: 'p', resourceVersion: rv },
+      val: 0,
+    });
+    w.push({ type: 'ADDED', object: pod('10') });
+    w.push({ type: 'MODIFIED', object: pod('20') });
+    w.push({ type: 'BOOKMARK', object: pod('30') });
+    w.push({ type: 'DELETED', object: pod('40') });
+    await flush();
+    expect(rvs).toEqual(['20', '30', '40']);
+    expect(bookmarks).toEqual(['30']);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('40');
+    await stop(h);
+  });
+
+  it('starts resourceVersion updates at once on a watch from a known version', async () => {
+    const rvs: string[] = [];
+    const store = Object.assign(newStore<SourceObj>(metaNamespaceKeyFunc), {
+      updateResourceVersion: (rv: string) => rvs.push(rv),
+    });
+    const h = start(twoObjects, {}, store);
+    await flush();
+    h.source.add('c', 3);
+    h.source.watches[0]!.push({
+      type: 'BOOKMARK',
+      object: { metadata: { name: '', resourceVersion: '9' }, val: undefined },
+    });
+    await flush();
+    expect(rvs).toEqual(['3', '9']);
+    await stop(h);
+  });
+
+  it.each([
+    ['retries off', 0, 0, 0],
+    ['retries on, all calls fail', 30_000, 0, 31],
+    ['retries on, one call successful', 30_000, 10, 40],
+  ])(
+    're-watches after internal errors within maxInternalErrorRetryDuration: %s (TestRetryInternalError)',
+    async (_name, maxInternalErrorRetryDuration, rewindAt, wantRetries) => {
+      const clock = new FakeClock();
+      let counter = 0;
+      const lw: ListerWatcher<SourceObj> = {
+        list: () =>
+          Promise.resolve({
+            apiVersion: 'v1',
+            kind: 'List',
+            metadata: { resourceVersion: '1' },
+            items: [],
+          }),
+        watch: (opts: ListOptions = {}) => {
+          counter++;
+          if (counter === rewindAt) clock.step(60_000);
+          clock.step(1000);
+          const w = new FakeWatch<SourceObj>(opts);
+          w.fail(newInternalError(new Error('etcdserver: no leader')));
+          return Promise.resolve(w);
+        },
+      };
+      const reflector = new Reflector<SourceObj>(lw, newStore<SourceObj>(metaNamespaceKeyFunc), {
+        clock,
+        maxInternalErrorRetryDuration,
+      });
+      await reflector.listAndWatch(new AbortController().signal);
+      expect(counter - 1).toBe(wantRetries);
+    },
+  );
 
   it('calls store.resync every resync period (TestReflectorResync)', async () => {
     let resyncs = 0;

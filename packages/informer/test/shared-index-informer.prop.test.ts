@@ -7,7 +7,11 @@
 import { FakeClock, isDeletedFinalStateUnknown } from '@kcm-ts/apimachinery';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SharedIndexInformer, type ResourceEventHandler } from '../src/index.js';
+import {
+  SharedIndexInformer,
+  type InformerFeatureGates,
+  type ResourceEventHandler,
+} from '../src/index.js';
 import {
   FakeSource,
   applySourceOp,
@@ -66,57 +70,73 @@ class Mirror implements ResourceEventHandler<SourceObj> {
   }
 }
 
-describe.each([false, true])('SharedIndexInformer properties (watch list: %s)', (useWatchList) => {
-  it('converges, and every handler agrees with the cache', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { maxLength: 30 }), async (ops) => {
-        const source = new FakeSource();
-        source.add('a', 0);
-        const clock = new FakeClock();
-        const informer = new SharedIndexInformer<SourceObj>(source, {
-          clock,
-          resyncPeriod: 5000,
-          useWatchList,
-        });
-        informer.setWatchErrorHandler(() => {});
-        const mirrors = [new Mirror(false), new Mirror(true)];
-        const registrations = mirrors.map((m, i) =>
-          informer.addEventHandler(m, { resyncPeriod: i === 0 ? 0 : 5000 }),
-        );
-        const controller = new AbortController();
-        const done = informer.run(controller.signal);
-        await flush();
-        for (const op of ops) {
-          if (!applySourceOp(source, op)) {
-            if (op.op === 'tick') await clock.advance(2500);
-            if (op.op === 'handler') {
-              const late = new Mirror(mirrors.length % 2 === 0);
-              mirrors.push(late);
-              registrations.push(informer.addEventHandler(late));
-            }
-          }
-          await flush();
-        }
-        for (let i = 0; i < 5; i++) await clock.advance(60_000);
-        for (let i = 0; i < 10; i++) await flush();
+// Each queue an informer can run on (client-go's gates), with and without
+// a streaming list.
+const modes: [string, InformerFeatureGates, boolean][] = [
+  ['RealFIFO, atomic (the default)', {}, false],
+  ['RealFIFO, atomic (the default)', {}, true],
+  ['RealFIFO, not atomic', { AtomicFIFO: false }, false],
+  ['DeltaFIFO', { InOrderInformers: false }, false],
+  ['DeltaFIFO', { InOrderInformers: false }, true],
+];
 
-        const live = source.live().map(show).sort();
-        expect(informer.getStore().list().map(show).sort()).toEqual(live);
-        for (const m of mirrors) {
-          expect(m.problems).toEqual([]);
-          expect(m.view()).toEqual(live);
-        }
-        expect(registrations.every((r) => r.hasSynced())).toBe(true);
-        // No storm: one list per failure at most, plus the first.
-        const failures = ops.filter((o) => o.op !== 'add' && o.op !== 'delete' && o.op !== 'tick');
-        expect(source.callsOf('list').length).toBeLessThanOrEqual(failures.length + 1);
-        controller.abort();
-        await done;
-        await flush();
-        expect(clock.hasWaiters()).toBe(false);
-        expect(source.openWatches()).toHaveLength(0);
-      }),
-      { numRuns: 200 },
-    );
-  });
-});
+describe.each(modes)(
+  'SharedIndexInformer properties (%s, watch list: %s)',
+  (_mode, featureGates, useWatchList) => {
+    it('converges, and every handler agrees with the cache', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { maxLength: 30 }), async (ops) => {
+          const source = new FakeSource();
+          source.add('a', 0);
+          const clock = new FakeClock();
+          const informer = new SharedIndexInformer<SourceObj>(source, {
+            clock,
+            resyncPeriod: 5000,
+            useWatchList,
+            featureGates,
+          });
+          informer.setWatchErrorHandler(() => {});
+          const mirrors = [new Mirror(false), new Mirror(true)];
+          const registrations = mirrors.map((m, i) =>
+            informer.addEventHandler(m, { resyncPeriod: i === 0 ? 0 : 5000 }),
+          );
+          const controller = new AbortController();
+          const done = informer.run(controller.signal);
+          await flush();
+          for (const op of ops) {
+            if (!applySourceOp(source, op)) {
+              if (op.op === 'tick') await clock.advance(2500);
+              if (op.op === 'handler') {
+                const late = new Mirror(mirrors.length % 2 === 0);
+                mirrors.push(late);
+                registrations.push(informer.addEventHandler(late));
+              }
+            }
+            await flush();
+          }
+          for (let i = 0; i < 5; i++) await clock.advance(60_000);
+          for (let i = 0; i < 10; i++) await flush();
+
+          const live = source.live().map(show).sort();
+          expect(informer.getStore().list().map(show).sort()).toEqual(live);
+          for (const m of mirrors) {
+            expect(m.problems).toEqual([]);
+            expect(m.view()).toEqual(live);
+          }
+          expect(registrations.every((r) => r.hasSynced())).toBe(true);
+          // No storm: one list per failure at most, plus the first.
+          const failures = ops.filter(
+            (o) => o.op !== 'add' && o.op !== 'delete' && o.op !== 'tick',
+          );
+          expect(source.callsOf('list').length).toBeLessThanOrEqual(failures.length + 1);
+          controller.abort();
+          await done;
+          await flush();
+          expect(clock.hasWaiters()).toBe(false);
+          expect(source.openWatches()).toHaveLength(0);
+        }),
+        { numRuns: 200 },
+      );
+    });
+  },
+);

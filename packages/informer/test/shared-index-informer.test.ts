@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { minimumResyncPeriod, type ResourceEventHandler } from '../src/index.js';
 import type { ProcessorListener } from '../src/shared-processor.js';
 import type { SourceObj } from './fake-source.js';
-import { flush } from './helpers.js';
+import { RecordingLogger, flush } from './helpers.js';
 import { Recorder, harness, stopAll, stopClean, until } from './informer-harness.js';
 
 afterEach(stopAll);
@@ -148,14 +148,50 @@ describe('SharedIndexInformer', () => {
     h.informer.removeEventHandler(reg);
   });
 
-  it('warns and returns when run a second time', async () => {
-    const h = harness();
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  it('logs a warning and returns when run a second time', async () => {
+    const logger = new RecordingLogger();
+    const h = harness(() => {}, { logger });
     void h.run();
     await h.informer.run(h.controller.signal);
-    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/already started/));
-    warn.mockRestore();
+    expect(logger.messages()).toContain(
+      'Warning: the sharedIndexInformer has started, run more than once is not allowed',
+    );
     expect(h.source.callsOf('list')).toHaveLength(1);
+  });
+
+  it('writes nothing to the console, whatever happens, and logs through its logger', async () => {
+    const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation(() => {}),
+    );
+    try {
+      const logger = new RecordingLogger();
+      const h = harness((s) => s.add('a', 1), { logger, resyncPeriod: 1000 });
+      h.informer.addEventHandler({
+        onAdd: () => {
+          throw new Error('boom');
+        },
+      });
+      h.informer.addEventHandler(new Recorder(), { resyncPeriod: 10 });
+      void h.run();
+      await h.informer.whenSynced();
+      void h.informer.run(h.controller.signal);
+      h.source.watches[0]?.fail(newInternalError('etcd is down'));
+      h.source.listErrors.push(newInternalError('etcd is down'));
+      await h.clock.advance(2000);
+      await h.clock.advance(2000);
+      await stopClean(h);
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+      expect(logger.messages()).toEqual(
+        expect.arrayContaining([
+          'Warning: resync period is too small. Changing it to the minimum allowed value',
+          'Observed a panic',
+          'Warning: the sharedIndexInformer has started, run more than once is not allowed',
+          'Warning: watch ended with error',
+        ]),
+      );
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 
   it('refuses a transform or a watch error handler after start', async () => {
@@ -250,8 +286,8 @@ describe('SharedIndexInformer', () => {
 
   it('skips a notification whose handler throws, pauses that handler a second, and never calls it synced', async () => {
     // TestEventPanics
-    const h = harness((s) => s.add('a', 1));
-    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logger = new RecordingLogger();
+    const h = harness((s) => s.add('a', 1), { logger });
     const seen: string[] = [];
     const bad = h.informer.addEventHandler({
       onAdd: (obj) => {
@@ -275,8 +311,11 @@ describe('SharedIndexInformer', () => {
     await until(() => seen.length === 3);
     expect(seen).toEqual(['a', 'b', 'c']);
     expect(bad.hasSynced()).toBe(false);
-    expect(error).toHaveBeenCalledTimes(2);
-    error.mockRestore();
+    const panics = logger.lines.filter((l) => l.msg === 'Observed a panic');
+    expect(panics.map((l) => [l.level, (l.err as Error).message])).toEqual([
+      ['error', 'boom'],
+      ['error', 'boom'],
+    ]);
   });
 
   it('lets a running call finish after removal, and shutDownEventHandler waits for it', async () => {

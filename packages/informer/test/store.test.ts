@@ -128,4 +128,20 @@ describe('Store', () => {
     expect(indexer.indexKeys('namespace', '')).toEqual(['node']);
     expect(() => metaNamespaceIndexFunc({})).toThrow('object has no meta');
   });
+
+  it('keeps the resourceVersion of the last write and of bookmarks (cache.LastStoreSyncResourceVersion)', () => {
+    const store = newIndexer<TestObj & { metadata: { resourceVersion?: string } }>(
+      metaNamespaceKeyFunc,
+      {},
+    );
+    expect(store.lastStoreSyncResourceVersion()).toBe('');
+    store.add({ metadata: { name: 'a', resourceVersion: '3' }, val: 1 });
+    expect(store.lastStoreSyncResourceVersion()).toBe('3');
+    store.delete({ metadata: { name: 'a', resourceVersion: '4' }, val: 1 });
+    expect(store.lastStoreSyncResourceVersion()).toBe('4');
+    store.bookmark('7');
+    expect(store.lastStoreSyncResourceVersion()).toBe('7');
+    store.replace([], '9');
+    expect(store.lastStoreSyncResourceVersion()).toBe('9');
+  });
 });

@@ -151,4 +151,51 @@ describe('ThreadSafeStore', () => {
       'unable to calculate an index entry for key "a" on index "bad": boom',
     );
   });
+
+  describe('remembers the resourceVersion of the last write (TestThreadSafeStoreRV)', () => {
+    interface Meta {
+      metadata?: { resourceVersion: string };
+    }
+    const at = (rv: string): Meta => ({ metadata: { resourceVersion: rv } });
+
+    it('starts empty', () => {
+      expect(newThreadSafeStore<Meta>().lastStoreSyncResourceVersion()).toBe('');
+    });
+
+    it('follows adds, updates and deletes with an object, not the highest version', () => {
+      const store = newThreadSafeStore<Meta | string>();
+      store.add('key1', at('10'));
+      expect(store.lastStoreSyncResourceVersion()).toBe('10');
+      store.add('key3', at('10'));
+      expect(store.lastStoreSyncResourceVersion()).toBe('10');
+      store.add('key4', at('20'));
+      expect(store.lastStoreSyncResourceVersion()).toBe('20');
+      store.deleteWithObject('key4', at('30'));
+      expect(store.lastStoreSyncResourceVersion()).toBe('30');
+      store.add('key5', 'just a string');
+      expect(store.lastStoreSyncResourceVersion()).toBe('30');
+      store.update('key6', at('40'));
+      expect(store.lastStoreSyncResourceVersion()).toBe('40');
+      store.delete('key6');
+      expect(store.lastStoreSyncResourceVersion()).toBe('40');
+      store.add('key7', at('5'));
+      expect(store.lastStoreSyncResourceVersion()).toBe('5');
+    });
+
+    it('takes the version given to replace and to bookmark', () => {
+      const store = newThreadSafeStore<Meta>();
+      store.add('key1', at('10'));
+      store.replace(
+        new Map([
+          ['key3', at('40')],
+          ['key2', at('30')],
+        ]),
+        '50',
+      );
+      expect(store.lastStoreSyncResourceVersion()).toBe('50');
+      store.bookmark('60');
+      expect(store.lastStoreSyncResourceVersion()).toBe('60');
+      expect(store.listKeys().sort()).toEqual(['key2', 'key3']);
+    });
+  });
 });
