@@ -14,9 +14,9 @@ export default defineConfig({
     restoreMocks: true,
     // Tests run on the fake clock, so this only guards against a hang. It is
     // generous because turbo runs every package's suite at once on small CI
-    // machines, and fast-check's first binary-string arbitrary alone takes a
-    // second to build its tables.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // machines, where a test that spawns processes (tsx, kubectl) can wait a
+    // long time for a core.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

@@ -27,6 +27,7 @@ const KINDS = {
   'v1/Secret': 'core/v1.Secret',
   'v1/Event': 'core/v1.Event',
   'v1/Node': 'core/v1.Node',
+  'v1/Service': 'core/v1.Service',
   'v1/Binding': 'core/v1.Binding',
   'apps/v1/Deployment': 'apps/v1.Deployment',
   'apps/v1/ReplicaSet': 'apps/v1.ReplicaSet',

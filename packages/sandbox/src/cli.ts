@@ -1,14 +1,19 @@
 #!/usr/bin/env node
-// `kcm-ts-sandbox`: runs the sandbox API server until Ctrl-C, writing a
-// kubeconfig that kubectl can use (the repo's `npm start`).
+// `kcm-ts-sandbox`: runs the sandbox API server until Ctrl-C or SIGTERM (also
+// when sent to the `npm start` that launched it), writing a kubeconfig that
+// kubectl can use (the repo's `npm start`), and keeping the cluster's state
+// in a data directory across restarts, as `k3s server --data-dir` does.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
+import { stopWhenLauncherExits } from './launcher-watch.js';
 import { startSandbox } from './sandbox.js';
 
-const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--insecure-http] [--history-window N] [--nodes N]
+const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--data-dir DIR | --ephemeral] [--insecure-http] [--history-window N] [--nodes N]
 
   --port N              port on 127.0.0.1 (default 6443; 0 picks a free one)
   --kubeconfig-out FILE where to write the kubeconfig (default .kcm-ts/kubeconfig)
+  --data-dir DIR        where the cluster's objects, CA and token are kept across restarts (default .kcm-ts)
+  --ephemeral           keep nothing: the cluster lives in memory and is gone when it stops
   --insecure-http       serve plain HTTP instead of HTTPS
   --history-window N    changes kept for watch resume before 410 Expired (default 10000)
   --nodes N             simulated nodes that run pods (default 1; 0 leaves pods Pending)
@@ -39,6 +44,8 @@ async function main(): Promise<void> {
       options: {
         port: { type: 'string' },
         'kubeconfig-out': { type: 'string' },
+        'data-dir': { type: 'string' },
+        ephemeral: { type: 'boolean' },
         'insecure-http': { type: 'boolean' },
         'history-window': { type: 'string' },
         nodes: { type: 'string' },
@@ -60,9 +67,15 @@ async function main(): Promise<void> {
   const kubeconfigOut = path.resolve(
     values['kubeconfig-out'] ?? path.join('.kcm-ts', 'kubeconfig'),
   );
+  if (values.ephemeral && values['data-dir'] !== undefined) {
+    fail('--data-dir and --ephemeral exclude each other: keep the state, or keep nothing');
+  }
+  if (values['data-dir'] === '') fail('--data-dir must name a directory');
+  const dataDir = values.ephemeral ? undefined : path.resolve(values['data-dir'] ?? '.kcm-ts');
 
   const sandbox = await startSandbox({
     port,
+    ...(dataDir ? { dataDir } : {}),
     ...(values['insecure-http'] ? { insecureHttp: true } : {}),
     ...(historyWindow !== undefined ? { historyWindow } : {}),
     nodes,
@@ -72,12 +85,17 @@ async function main(): Promise<void> {
       fail(
         `port ${port} on 127.0.0.1 is in use: pick another with --port, or --port 0 for a free one`,
       );
+    if (code === 'EBUSY') {
+      process.stderr.write(`kcm-ts-sandbox: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
     throw err;
   });
   await sandbox.writeKubeconfig(kubeconfigOut);
-  const relative = path.relative(process.cwd(), kubeconfigOut) || kubeconfigOut;
+  const relative = (file: string): string => path.relative(process.cwd(), file) || file;
+  const state = dataDir ? `state in ${relative(dataDir)}` : 'in memory';
   process.stdout.write(
-    `kcm-ts sandbox ready at ${sandbox.url}: kubectl --kubeconfig ${relative} get namespaces\n`,
+    `kcm-ts sandbox ready at ${sandbox.url} (${state}): kubectl --kubeconfig ${relative(kubeconfigOut)} get namespaces\n`,
   );
 
   let stopping = false;
@@ -89,6 +107,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `npm start` relays SIGTERM to its shell only; stop when that launcher is gone.
+  stopWhenLauncherExits(stop);
 }
 
 main().catch((err: unknown) => {

@@ -36,12 +36,17 @@ function subresourceKind(
 ): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
   if (sub === 'binding') return { group: '', version: '', kind: 'Binding' };
+  if (sub === 'exec') return { group: '', version: '', kind: 'PodExecOptions' };
+  if (sub === 'attach') return { group: '', version: '', kind: 'PodAttachOptions' };
+  if (sub === 'portforward') return { group: '', version: '', kind: 'PodPortForwardOptions' };
   return { group: '', version: '', kind: info.kind };
 }
 
 function subresourceVerbs(sub: string): string[] {
   if (sub === 'finalize') return ['update'];
   if (sub === 'binding') return ['create'];
+  if (sub === 'log') return ['get'];
+  if (sub === 'exec' || sub === 'attach' || sub === 'portforward') return ['create', 'get'];
   return ['get', 'patch', 'update'];
 }
 

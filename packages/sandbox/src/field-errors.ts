@@ -29,8 +29,17 @@ const typeText: Record<FieldErrorType, string> = {
   FieldValueTooLong: 'Too long',
 };
 
+/**
+ * A value already written as Go prints it (`[]string{"None"}`, a struct
+ * literal), for the errors whose value is not a plain scalar or map.
+ */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+}
+
 /** A value as Go's `%#v`-ish field error printing shows it (errors.go, `ErrorBody`). */
 export function goValue(value: unknown): string {
+  if (value instanceof GoLiteral) return value.text;
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
     return String(value);

@@ -1,6 +1,7 @@
 // A ResourceClient that calls the registry directly: the same semantics as
 // the HTTP API (the same code decides), without sockets or JSON, for fast
-// unit tests of controllers.
+// unit tests of controllers; and its metadata-only form, as client-go's
+// metadata/metadata.go reads PartialObjectMetadata.
 import type {
   CreateOptions,
   DeleteOptions,
@@ -14,8 +15,11 @@ import type {
   UpdateOptions,
   WatchEvent,
 } from '@kcm-ts/apimachinery';
+import { isStatus, newMethodNotSupported, newNotFound } from '@kcm-ts/apimachinery';
 import type { Status } from 'kubernetes-types/meta/v1.js';
 import type { Registry } from './registry.js';
+import { asPartialObjectMetadata, asPartialObjectMetadataList } from './response.js';
+import type { PartialObjectMetadata } from './response.js';
 import type { ResourceInfo } from './resources.js';
 
 function checkSignal(signal: AbortSignal | undefined): void {
@@ -74,12 +78,22 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
   }
 
   update(obj: T, opts: UpdateOptions = {}): Promise<T> {
-    return later(
-      opts.signal,
-      () =>
-        this.registry.update(this.info, this.ns(obj), obj.metadata?.name ?? '', obj, opts)
-          .object as T,
-    );
+    const { subresource, ...rest } = opts;
+    return later(opts.signal, () => {
+      const name = obj.metadata?.name ?? '';
+      if (subresource === 'finalize' && this.info.storage === 'namespaces')
+        return this.registry.finalizeNamespace(name, obj) as T;
+      if (subresource !== undefined && subresource !== 'status') {
+        throw newNotFound(
+          { group: this.info.group, resource: `${this.info.resource}/${subresource}` },
+          name,
+        );
+      }
+      return this.registry.update(this.info, this.ns(obj), name, obj, {
+        ...rest,
+        ...(subresource === 'status' ? { subresource } : {}),
+      }).object as T;
+    });
   }
 
   updateStatus(obj: T, opts: UpdateOptions = {}): Promise<T> {
@@ -115,6 +129,20 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
       () => this.registry.delete(this.info, this.ns(), name, opts) as T | Status,
     );
   }
+
+  deleteCollection(opts: DeleteOptions = {}, listOpts: ListOptions = {}): Promise<void> {
+    return later(opts.signal ?? listOpts.signal, () => {
+      // As over HTTP: only a namespaced path deletes a namespaced collection.
+      if (!this.info.verbs.includes('deletecollection') || (this.info.namespaced && !this.ns())) {
+        throw newMethodNotSupported(
+          { group: this.info.group, resource: this.info.resource },
+          'deletecollection',
+        );
+      }
+      const { signal: _signal, ...selection } = listOpts;
+      this.registry.deleteCollection(this.info, this.ns(), selection, opts);
+    });
+  }
 }
 
 /** A {@link ResourceClient} for `info` over `registry`, unscoped (all namespaces). */
@@ -123,4 +151,97 @@ export function inProcessClient<T extends KubeObject>(
   info: ResourceInfo,
 ): ResourceClient<T> {
   return new InProcessClient<T>(registry, info, undefined);
+}
+
+// client-go's metadata client (metadata/metadata.go) has no create or update:
+// there is no object to write, only metadata to read and patch.
+function noWrites(verb: string): Promise<never> {
+  return Promise.reject(
+    new Error(
+      `${verb}: a metadata client reads, watches, patches and deletes; it cannot write whole objects (use a full client)`,
+    ),
+  );
+}
+
+class InProcessMetadataClient implements ResourceClient<PartialObjectMetadata> {
+  readonly #full: ResourceClient<KubeObject>;
+
+  constructor(full: ResourceClient<KubeObject>) {
+    this.#full = full;
+  }
+
+  get namespace(): string | undefined {
+    return this.#full.namespace;
+  }
+
+  inNamespace(namespace: string): ResourceClient<PartialObjectMetadata> {
+    return new InProcessMetadataClient(this.#full.inNamespace(namespace));
+  }
+
+  async list(opts: ListOptions = {}): Promise<ObjectList<PartialObjectMetadata>> {
+    return asPartialObjectMetadataList(await this.#full.list(opts));
+  }
+
+  async watch(opts: ListOptions = {}): Promise<AsyncIterable<WatchEvent<PartialObjectMetadata>>> {
+    const events = await this.#full.watch(opts);
+    return (async function* () {
+      for await (const event of events) {
+        yield event.type === 'ERROR'
+          ? event
+          : { type: event.type, object: asPartialObjectMetadata(event.object) };
+      }
+    })();
+  }
+
+  async get(name: string, opts: GetOptions = {}): Promise<PartialObjectMetadata> {
+    return asPartialObjectMetadata(await this.#full.get(name, opts));
+  }
+
+  create(): Promise<PartialObjectMetadata> {
+    return noWrites('create');
+  }
+
+  update(): Promise<PartialObjectMetadata> {
+    return noWrites('update');
+  }
+
+  updateStatus(): Promise<PartialObjectMetadata> {
+    return noWrites('updateStatus');
+  }
+
+  async patch(name: string, patch: Patch, opts: PatchOptions = {}): Promise<PartialObjectMetadata> {
+    return asPartialObjectMetadata(await this.#full.patch(name, patch, opts));
+  }
+
+  async patchStatus(
+    name: string,
+    patch: Patch,
+    opts: PatchOptions = {},
+  ): Promise<PartialObjectMetadata> {
+    return asPartialObjectMetadata(await this.#full.patchStatus(name, patch, opts));
+  }
+
+  async delete(name: string, opts: DeleteOptions = {}): Promise<PartialObjectMetadata | Status> {
+    const out = await this.#full.delete(name, opts);
+    return isStatus(out) ? out : asPartialObjectMetadata(out);
+  }
+
+  deleteCollection(opts: DeleteOptions = {}, listOpts: ListOptions = {}): Promise<void> {
+    return this.#full.deleteCollection(opts, listOpts);
+  }
+}
+
+/**
+ * A metadata-only {@link ResourceClient} for `info` over `registry`, unscoped:
+ * what client-go's metadata client reads from kube-apiserver with
+ * `Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`.
+ * Objects come back as `meta.k8s.io/v1` PartialObjectMetadata, lists as
+ * PartialObjectMetadataList; create and update reject, as the metadata
+ * client has neither.
+ */
+export function inProcessMetadataClient(
+  registry: Registry,
+  info: ResourceInfo,
+): ResourceClient<PartialObjectMetadata> {
+  return new InProcessMetadataClient(inProcessClient<KubeObject>(registry, info));
 }

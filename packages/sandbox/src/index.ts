@@ -12,17 +12,25 @@
 export { FaultLab } from './faults.js';
 export type { FailureKind, FaultFilter, RequestCounts } from './faults.js';
 export { startSandbox } from './sandbox.js';
+export { stopWhenLauncherExits } from './launcher-watch.js';
 export { podAnnotations } from './kubelet.js';
 export type { Sandbox, SandboxOptions } from './sandbox.js';
 export { Registry } from './registry.js';
 export type { RegistryOptions, WriteResult } from './registry.js';
 export { Watch } from './watch.js';
 export type { WatchFilter, WatchStart } from './watch.js';
-export { inProcessClient } from './in-process-client.js';
+export { inProcessClient, inProcessMetadataClient } from './in-process-client.js';
 export { resources, findResource, apiVersionOf } from './resources.js';
 export type { ResourceInfo, Subresource, Verb } from './resources.js';
-export { apiHandler, maxRequestBodyBytes, serverVersion } from './server.js';
+export {
+  apiHandler,
+  defaultWatchBufferBytes,
+  maxRequestBodyBytes,
+  serverVersion,
+} from './server.js';
 export type { ApiHandlerOptions, ServerVersion } from './server.js';
+export type { InFlightLimits } from './inflight.js';
+export type { PartialObjectMetadata, PartialObjectMetadataList } from './response.js';
 export { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
 export type { KubeconfigParams } from './kubeconfig.js';
 export { makeCertificates } from './tls.js';

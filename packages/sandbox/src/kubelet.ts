@@ -25,6 +25,7 @@ import type {
   PodStatus,
   Secret,
 } from 'kubernetes-types/core/v1.js';
+import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
 
 /**
@@ -39,6 +40,12 @@ export const podAnnotations = {
   readyDelay: 'sandbox.kcm-ts.io/ready-delay',
   /** The containers exit with code 1 this long after each start (a Go duration). */
   crashAfter: 'sandbox.kcm-ts.io/crash-after',
+  /**
+   * How long the containers take to stop once the pod is deleted (a Go
+   * duration), as for a process that ignores SIGTERM; the grace period still
+   * bounds it.
+   */
+  stopDelay: 'sandbox.kcm-ts.io/stop-delay',
 } as const;
 
 /** The tags of images that fail to pull: `nginx:bad`, `example.com/app:fail`. */
@@ -70,6 +77,8 @@ interface PodState {
   pullErrorUntil: number;
   pullBackoffUntil: number;
   deleting: boolean;
+  /** When the containers have stopped, once the pod is being deleted. */
+  stopAt?: number | undefined;
   timers: Timer[];
   /** Event reasons already recorded, so a retry does not repeat them. */
   recorded: Set<string>;
@@ -87,6 +96,10 @@ export interface KubeletOptions {
   hostIP: string;
   podStartDelay: number;
   podReadyDelay: number;
+  /** How long containers take to stop after the pod is deleted. */
+  podStopDelay: number;
+  /** Where the simulated containers' output goes (served as `pods/log`). */
+  logs: ContainerLogs;
 }
 
 /** A tag at the end of an image reference, not a registry port. */
@@ -218,7 +231,25 @@ export class SimulatedKubelet {
     this.#clearTimers(state);
     this.#secrets.unregisterPod(state.pod);
     this.#configMaps.unregisterPod(state.pod);
+    this.#opts.logs.forget(state.uid);
     this.#states.delete(key);
+  }
+
+  /** Writes a line to each container's log (the sandbox's stand-in for their output). */
+  #log(
+    state: PodState,
+    containers: Container[],
+    time: number,
+    text: (c: Container) => string,
+  ): void {
+    for (const c of containers) {
+      this.#opts.logs.write(
+        state.uid,
+        c.name,
+        time,
+        `[kcm-ts sandbox] container "${c.name}" ${text(c)}`,
+      );
+    }
   }
 
   async #sync(key: string): Promise<void> {
@@ -265,6 +296,9 @@ export class SimulatedKubelet {
   async #terminate(key: string, state: PodState, pod: Pod, now: number): Promise<void> {
     if (!state.deleting) {
       state.deleting = true;
+      if (state.startedAt !== undefined && !state.failed) {
+        this.#log(state, pod.spec?.containers ?? [], now, () => 'received SIGTERM');
+      }
       for (const c of pod.spec?.containers ?? []) {
         this.#record(
           state,
@@ -276,10 +310,28 @@ export class SimulatedKubelet {
         );
       }
     }
+    // The runtime sends SIGTERM at once (kuberuntime_container.go,
+    // killContainer); the containers exit after their stop time, or are
+    // killed when the grace period runs out. A pod that never started has
+    // nothing to stop. Then the status manager deletes the pod for good.
     const due = Date.parse(pod.metadata!.deletionTimestamp!);
-    if (now < due) {
-      this.#after(key, due - now);
+    if (state.stopAt === undefined) {
+      const stopping =
+        state.startedAt === undefined
+          ? 0
+          : this.#delay(pod, podAnnotations.stopDelay, this.#opts.podStopDelay);
+      state.stopAt = Math.min(now + stopping, Number.isNaN(due) ? now : due);
+    }
+    if (now < state.stopAt) {
+      this.#after(key, state.stopAt - now);
       return;
+    }
+    if (state.startedAt !== undefined && !state.failed) {
+      const killed = state.stopAt >= due && !Number.isNaN(due);
+      this.#log(state, pod.spec?.containers ?? [], state.stopAt, () =>
+        killed ? 'killed with SIGKILL at the end of its grace period' : 'exited with code 0',
+      );
+      for (const c of pod.spec?.containers ?? []) this.#opts.logs.exit(state.uid, c.name);
     }
     try {
       await this.#pods.inNamespace(pod.metadata?.namespace ?? '').delete(pod.metadata?.name ?? '', {
@@ -367,6 +419,13 @@ export class SimulatedKubelet {
     if (state.crashLoopUntil === undefined && state.startedAt + crashAfter <= now) {
       const finishedAt = state.startedAt + crashAfter;
       state.lastTermination = { exitCode: 1, startedAt: state.startedAt, finishedAt };
+      this.#log(
+        state,
+        containers,
+        finishedAt,
+        () => `exited with code 1 (${podAnnotations.crashAfter})`,
+      );
+      for (const c of containers) this.#opts.logs.exit(state.uid, c.name);
       if (pod.spec?.restartPolicy === 'Never') {
         state.failed = true;
         return this.#status(state, pod, containers, now, () => ({
@@ -407,6 +466,10 @@ export class SimulatedKubelet {
     const readyAt =
       state.startedAt + this.#delay(pod, podAnnotations.readyDelay, this.#opts.podReadyDelay);
     if (now < readyAt) this.#after(key, readyAt - now);
+    else if (!state.recorded.has(`LogReady/${state.restartCount}`)) {
+      state.recorded.add(`LogReady/${state.restartCount}`);
+      this.#log(state, containers, readyAt, () => 'is ready');
+    }
     if (state.startedAt + crashAfter > now && Number.isFinite(crashAfter)) {
       this.#after(key, state.startedAt + crashAfter - now);
     }
@@ -421,6 +484,14 @@ export class SimulatedKubelet {
   }
 
   #started(state: PodState, pod: Pod, containers: Container[], attempt = ''): void {
+    for (const c of containers) this.#opts.logs.start(state.uid, c.name);
+    this.#log(
+      state,
+      containers,
+      state.startedAt ?? this.#opts.clock.now(),
+      (c) =>
+        `started from image "${c.image ?? ''}"${state.restartCount > 0 ? ` (restart ${state.restartCount})` : ''}`,
+    );
     for (const c of containers) {
       const image = c.image ?? '';
       this.#record(

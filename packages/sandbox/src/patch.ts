@@ -1,15 +1,19 @@
 // Applying the four patch types to an object, with the Status codes
 // kube-apiserver answers with when a patch is malformed or does not apply
 // (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go: jsonPatcher,
-// smpPatcher, applyPatcher, interpretStrategicMergePatchError).
+// smpPatcher, applyPatcher, interpretStrategicMergePatchError), with the
+// bounds it puts on JSON patches (maxJSONPatchOperations, the copy limit).
 import {
   StatusError,
   StrategicMergePatchError,
+  isStatusError,
   newBadRequest,
+  newGenericServerResponse,
+  newRequestEntityTooLarge,
   patchMetaForKind,
   strategicMergePatch,
 } from '@kcm-ts/apimachinery';
-import type { KubeObject, Patch } from '@kcm-ts/apimachinery';
+import type { KubeObject, Patch, PatchMeta } from '@kcm-ts/apimachinery';
 import fastJsonPatch from 'fast-json-patch';
 import jsonMergePatch from 'json-merge-patch';
 import { apiVersionOf } from './resources.js';
@@ -18,27 +22,79 @@ import type { ResourceInfo } from './resources.js';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+// core/v1 Service's patch tags (ServiceSpec.ports merges by port,
+// ServiceStatus.conditions by type), until apimachinery's patchMetaForKind
+// knows the kind.
+const servicePatchMeta: PatchMeta = {
+  fields: {
+    metadata: {
+      meta: {
+        fields: {
+          ownerReferences: { strategy: 'merge', mergeKey: 'uid' },
+          finalizers: { strategy: 'merge' },
+        },
+      },
+    },
+    spec: { meta: { fields: { ports: { strategy: 'merge', mergeKey: 'port' } } } },
+    status: { meta: { fields: { conditions: { strategy: 'merge', mergeKey: 'type' } } } },
+  },
+};
+
+const patchMetaFor = (info: ResourceInfo): PatchMeta | undefined =>
+  patchMetaForKind(apiVersionOf(info), info.kind) ??
+  (info.group === '' && info.kind === 'Service' ? servicePatchMeta : undefined);
+
 function unprocessable(message: string): StatusError {
   return new StatusError({ code: 422, reason: 'Invalid', message });
 }
 
+/** kube-apiserver's bound on the operations of one JSON patch (handlers/patch.go). */
+export const maxJsonPatchOperations = 10_000;
+
+/**
+ * How many bytes `copy` operations may add up to in one JSON patch: the
+ * apiserver's JSONPatchMaxCopyBytes (3 MiB), given to json-patch as its
+ * AccumulatedCopySizeLimit. Without it, each `copy` of a list onto itself
+ * doubles the object.
+ */
+export const maxJsonPatchCopyBytes = 3 * 1024 * 1024;
+
 function jsonPatch(current: Obj, ops: unknown): unknown {
   if (!Array.isArray(ops)) {
     throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  }
+  if (ops.length > maxJsonPatchOperations) {
+    throw newRequestEntityTooLarge(
+      `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${ops.length}`,
+    );
   }
   const invalidOp = fastJsonPatch.validate(ops as fastJsonPatch.Operation[]);
   if (invalidOp)
     throw newBadRequest(
       `invalid JSON patch: ${invalidOp.message.split('\n')[0] ?? invalidOp.name}`,
     );
+  let doc: unknown = structuredClone(current);
+  let copied = 0;
   try {
-    return fastJsonPatch.applyPatch(
-      structuredClone(current),
-      ops as fastJsonPatch.Operation[],
-      true,
-      false,
-    ).newDocument;
+    for (const [i, op] of (ops as fastJsonPatch.Operation[]).entries()) {
+      if (op.op === 'copy') {
+        const value: unknown = fastJsonPatch.getValueByPointer(doc, op.from);
+        copied += (JSON.stringify(value) ?? '').length;
+        if (copied > maxJsonPatchCopyBytes) {
+          // kube-apiserver turns json-patch's error into a bare 422
+          // (NewGenericServerResponse without the server's message).
+          throw newGenericServerResponse({
+            code: 422,
+            verb: 'PATCH',
+            serverMessage: `Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxJsonPatchCopyBytes}`,
+          });
+        }
+      }
+      doc = fastJsonPatch.applyOperation(doc, op, true, true, true, i).newDocument;
+    }
+    return doc;
   } catch (err) {
+    if (isStatusError(err)) throw err;
     const e = err as {
       name?: string;
       message?: string;
@@ -83,7 +139,7 @@ export function applyPatch(info: ResourceInfo | undefined, current: KubeObject, 
         out = jsonMergePatch.apply(structuredClone(current), patch.body);
         break;
       }
-      const meta = patchMetaForKind(apiVersionOf(info), info.kind);
+      const meta = patchMetaFor(info);
       if (!meta) {
         throw new StatusError({
           code: 415,

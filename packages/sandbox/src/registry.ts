@@ -5,8 +5,6 @@
 // with the handlers' request checks (pkg/endpoints/handlers) and the per-kind
 // strategies of strategy.ts. Both the HTTP server and the in-process client
 // call it, so they behave the same.
-import { isDeepStrictEqual } from 'node:util';
-import { randomUUID } from 'node:crypto';
 import {
   StatusError,
   formatTime,
@@ -17,9 +15,9 @@ import {
   newConflict,
   newForbidden,
   newInvalid,
+  newMethodNotSupported,
   newNotFound,
   newResourceExpired,
-  newTimeoutError,
   optimisticLockErrorMsg,
   parseFieldSelector,
   parseSelector,
@@ -45,7 +43,10 @@ import type { FieldError } from './field-errors.js';
 import { applyPatch } from './patch.js';
 import { apiVersionOf, resources } from './resources.js';
 import type { ResourceInfo } from './resources.js';
-import { Storage, storageKey } from './storage.js';
+import { Reviewer } from './reviews.js';
+import { typedFieldError } from './typed-fields.js';
+import { Storage, storageKey, tooLargeResourceVersion } from './storage.js';
+import type { StorageBackend } from './storage-backend.js';
 import { strategyFor, validateObject } from './strategy.js';
 import type { Strategy } from './strategy.js';
 import { Watch } from './watch.js';
@@ -71,6 +72,20 @@ export interface RegistryOptions {
    * controller removes its `kubernetes` finalizer, as kube-apiserver does.
    */
   finishNamespaces?: boolean;
+  /**
+   * Answers TokenReviews and SubjectAccessReviews. Default: one with no
+   * token, for which every token is the admin's.
+   *
+   * @internal
+   */
+  reviewer?: Reviewer;
+  /**
+   * Where the state is kept, and restored from: a `MemoryBackend` (the
+   * default) or the SQLite backend of a sandbox's `dataDir`.
+   *
+   * @internal
+   */
+  backend?: StorageBackend;
 }
 
 /** What a write did: the object, and whether it was created (201) rather than changed (200). */
@@ -93,17 +108,22 @@ interface ContinueToken {
   start: string;
 }
 
+// Base64 of UTF-8 text with the web platform's functions: the registry uses
+// no `node:` module and no Buffer, so it can run in a browser page.
+const toBase64 = (text: string): string =>
+  btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''));
+const fromBase64 = (b64: string): string =>
+  new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+
 function encodeContinue(token: ContinueToken): string {
-  return Buffer.from(
-    JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.rv, start: token.start }),
-  ).toString('base64');
+  return toBase64(JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.rv, start: token.start }));
 }
 
 function decodeContinue(value: string): ContinueToken {
   // staging/src/k8s.io/apiserver/pkg/storage/continue.go, DecodeContinue
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+    parsed = JSON.parse(fromBase64(value));
   } catch {
     throw newBadRequest(
       `continue key is not valid: ${JSON.stringify(value)} is not a valid continue token`,
@@ -135,7 +155,25 @@ function parseRV(value: string, what: string): number {
 
 // Equal as JSON documents: key order and undefined members do not count.
 function sameJSON(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+  return jsonEqual(
+    JSON.parse(JSON.stringify(a) ?? 'null'),
+    JSON.parse(JSON.stringify(b) ?? 'null'),
+  );
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  const ka = Object.keys(a);
+  const bo = b as Obj;
+  return (
+    ka.length === Object.keys(bo).length &&
+    ka.every((k) => Object.hasOwn(bo, k) && jsonEqual((a as Obj)[k], bo[k]))
+  );
 }
 
 function withoutRV(o: KubeObject): unknown {
@@ -155,12 +193,16 @@ export class Registry {
   private readonly bookmarkInterval: number;
   private readonly random: () => number;
   private readonly finishNamespaces: boolean;
+  private readonly reviewer: Reviewer;
+  private readonly sharedForms = new WeakMap<KubeObject, Map<ResourceInfo, KubeObject>>();
 
   constructor(opts: RegistryOptions = {}) {
+    this.reviewer = opts.reviewer ?? new Reviewer();
     this.clock = opts.clock ?? realClock;
-    this.storage = new Storage(
-      opts.historyWindow === undefined ? {} : { historyWindow: opts.historyWindow },
-    );
+    this.storage = new Storage({
+      ...(opts.historyWindow === undefined ? {} : { historyWindow: opts.historyWindow }),
+      ...(opts.backend ? { backend: opts.backend } : {}),
+    });
     this.bookmarkInterval = opts.bookmarkInterval ?? 60_000;
     this.random = opts.random ?? Math.random;
     this.finishNamespaces = opts.finishNamespaces ?? true;
@@ -170,8 +212,11 @@ export class Registry {
       const ns = event.object.metadata?.namespace;
       if (event.type === 'DELETED' && ns) queueMicrotask(() => this.finalizeIfEmpty(ns));
     });
+    // The system namespaces, as kube-apiserver's system namespaces controller
+    // makes them; a restart from kept state already has them.
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
-      this.create(this.resource('', 'namespaces'), '', { metadata: { name } });
+      if (!this.storage.get('namespaces', name))
+        this.create(this.resource('', 'namespaces'), '', { metadata: { name } });
     }
   }
 
@@ -191,6 +236,36 @@ export class Registry {
     // apiVersion and kind first, as kube-apiserver writes them.
     const { apiVersion: _apiVersion, kind: _kind, ...rest } = out;
     return { apiVersion: apiVersionOf(info), kind: info.kind, ...rest };
+  }
+
+  /**
+   * A stored object as `info` shows it, frozen and made once per change for
+   * every watcher of the resource (the cacher's cachingObject,
+   * staging/src/k8s.io/apiserver/pkg/storage/cacher/caching_object.go).
+   */
+  private presentShared(info: ResourceInfo, stored: KubeObject): KubeObject {
+    let forms = this.sharedForms.get(stored);
+    if (!forms) {
+      forms = new Map();
+      this.sharedForms.set(stored, forms);
+    }
+    let form = forms.get(info);
+    if (!form) {
+      // The stored object is frozen all the way down: only the top level,
+      // with apiVersion and kind first, is new.
+      const source =
+        info.storage === 'events' && info.group === 'events.k8s.io'
+          ? eventFromCore(structuredClone(stored) as Obj)
+          : (stored as unknown as Obj);
+      const { apiVersion: _apiVersion, kind: _kind, ...rest } = source;
+      form = Object.freeze({
+        apiVersion: apiVersionOf(info),
+        kind: info.kind,
+        ...rest,
+      });
+      forms.set(info, form);
+    }
+    return form;
   }
 
   private toStorageForm(info: ResourceInfo, body: Obj): Obj {
@@ -234,6 +309,12 @@ export class Registry {
         `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: metadata must be an object`,
       );
     }
+    const typeError = typedFieldError(info.kind, body);
+    if (typeError !== undefined) {
+      throw newBadRequest(
+        `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${typeError}`,
+      );
+    }
     const strategy = strategyFor(info.storage);
     for (const path of strategy.microTimeFields) {
       let v: unknown = body;
@@ -274,21 +355,48 @@ export class Registry {
       const ns = this.storage.get('namespaces', namespace);
       if (!ns) throw newNotFound({ group: '', resource: 'namespaces' }, namespace);
       if (ns.metadata?.deletionTimestamp) {
-        throw newForbidden(
+        const err = newForbidden(
           { group: info.group, resource: info.resource },
           plain(meta.name ?? meta.generateName ?? ''),
           new Error(
             `unable to create new content in namespace ${namespace} because it is being terminated`,
           ),
         );
+        // The cause controllers look for to stop creating quietly (v1.NamespaceTerminatingCause).
+        this.throwWithCause(err, {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${namespace} is being terminated`,
+          field: 'metadata.namespace',
+        });
       }
     }
   }
 
+  private throwWithCause(
+    err: StatusError,
+    cause: { reason: string; message: string; field: string },
+  ): never {
+    const status = err.toStatus();
+    throw new StatusError({
+      code: err.code,
+      reason: err.reason,
+      message: err.message,
+      details: { ...status.details, causes: [...(status.details?.causes ?? []), cause] },
+    });
+  }
+
   // ---- read -----------------------------------------------------------------
+
+  // Reviews support create only (installer.go registers no other verb for them).
+  private onlyCreate(info: ResourceInfo, verb: string): void {
+    if (Reviewer.handles(info)) {
+      throw newMethodNotSupported({ group: info.group, resource: info.resource }, verb);
+    }
+  }
 
   /** Reads one object; 404 NotFound if there is none. */
   get(info: ResourceInfo, namespace: string, name: string): KubeObject {
+    this.onlyCreate(info, 'get');
     const stored = this.storage.get(
       info.storage,
       storageKey(info.namespaced ? namespace : '', name),
@@ -354,6 +462,7 @@ export class Registry {
 
   /** Lists objects, with selectors, `limit` and `continue`, at the revision asked for. */
   list(info: ResourceInfo, namespace: string, opts: ListOptions = {}): ObjectList<KubeObject> {
+    this.onlyCreate(info, 'list');
     const matches = this.matcher(info, namespace, opts);
     const current = this.storage.currentRevision();
     if (opts.resourceVersionMatch !== undefined) {
@@ -388,18 +497,23 @@ export class Registry {
       }
     } else if (opts.resourceVersion && opts.resourceVersion !== '0') {
       const rv = parseRV(opts.resourceVersion, 'resourceVersion');
-      if (opts.resourceVersionMatch === 'Exact') at = rv;
-      else if (rv > current) {
-        const err = newTimeoutError(`Too large resource version: ${rv}, current: ${current}`, 1);
-        throw new StatusError({
-          code: err.code,
-          reason: err.reason,
-          message: err.message,
-          details: {
-            causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-            retryAfterSeconds: 1,
-          },
-        });
+      if (opts.resourceVersionMatch === 'Exact') {
+        // etcd cannot read a revision it has not reached (mvcc ErrFutureRev),
+        // and kube-apiserver passes its words on as a 500.
+        if (rv > current) {
+          throw new StatusError({
+            code: 500,
+            reason: '',
+            message: 'etcdserver: mvcc: required revision is a future revision',
+          });
+        }
+        at = rv;
+      } else if (rv > current) {
+        // A page (limit set) is read from etcd, which says so without a
+        // retry delay; anything else from the watch cache, which asks for 1 s
+        // (cacher.go shouldDelegateList; etcd3/store.go and watch_cache.go).
+        const fromEtcd = opts.limit !== undefined && opts.limit > 0;
+        throw tooLargeResourceVersion(rv, current, fromEtcd ? 0 : 1);
       }
     }
 
@@ -433,8 +547,19 @@ export class Registry {
     };
   }
 
-  /** Starts a watch; see {@link Watch}. Selector errors throw 400 BadRequest. */
-  watch(info: ResourceInfo, namespace: string, opts: ListOptions = {}): Watch {
+  /**
+   * Starts a watch; see {@link Watch}. Selector errors throw 400 BadRequest.
+   * Its events carry copies of the objects, unless `shared` is set: then
+   * every watcher of the resource gets the same frozen object for a change,
+   * which the HTTP server serialises once for all of them.
+   */
+  watch(
+    info: ResourceInfo,
+    namespace: string,
+    opts: ListOptions = {},
+    { shared = false }: { shared?: boolean } = {},
+  ): Watch {
+    this.onlyCreate(info, 'watch');
     const matches = this.matcher(info, namespace, opts);
     if (opts.resourceVersion && opts.resourceVersion !== '0')
       parseRV(opts.resourceVersion, 'resourceVersion');
@@ -471,7 +596,7 @@ export class Registry {
       {
         storage: info.storage,
         matches,
-        present: (o) => this.present(info, o),
+        present: shared ? (o) => this.presentShared(info, o) : (o) => this.present(info, o),
         bookmarkObject: (rv, annotations) => ({
           apiVersion: apiVersionOf(info),
           kind: info.kind,
@@ -504,6 +629,7 @@ export class Registry {
     body: unknown,
     opts: CreateOptions = {},
   ): KubeObject {
+    if (Reviewer.handles(info)) return this.reviewer.create(info, namespace, body);
     const checked = structuredClone(this.checkBody(info, body));
     this.checkNamespace(info, namespace, checked, true);
     const meta = obj(checked.metadata);
@@ -522,12 +648,13 @@ export class Registry {
     delete m.deletionGracePeriodSeconds;
     delete m.managedFields;
     delete m.resourceVersion;
-    m.uid = randomUUID();
+    m.uid = crypto.randomUUID();
     m.creationTimestamp = formatTime(this.clock.now());
     if (strategy.hasGeneration) m.generation = 1;
     else delete m.generation;
     o.metadata = m;
     strategy.prepareForCreate(o);
+    const allocationErrs = this.allocate(strategy, info, o, undefined);
 
     const generated =
       (typeof m.name !== 'string' || m.name === '') &&
@@ -536,7 +663,7 @@ export class Registry {
     let attempts = generated ? 8 : 1;
     for (;;) {
       if (generated) m.name = this.generateName(m.generateName as string);
-      const errs = validateObject(strategy, o);
+      const errs = [...allocationErrs, ...validateObject(strategy, o)];
       if (errs.length > 0) throw this.invalid(info, typeof m.name === 'string' ? m.name : '', errs);
       const key = storageKey(info.namespaced ? namespace : '', m.name as string);
       if (this.storage.get(info.storage, key)) {
@@ -558,6 +685,19 @@ export class Registry {
     }
   }
 
+  // What the kind allocates (Service ClusterIPs and NodePorts), from what
+  // every stored object of its storage holds.
+  private allocate(
+    strategy: Strategy,
+    info: ResourceInfo,
+    o: Obj,
+    old: Obj | undefined,
+  ): FieldError[] {
+    if (!strategy.allocate) return [];
+    const stored = this.storage.list(info.storage) as unknown as Obj[];
+    return strategy.allocate(o, old, stored, this.random);
+  }
+
   // ---- update ---------------------------------------------------------------
 
   /**
@@ -571,6 +711,7 @@ export class Registry {
     body: unknown,
     opts: UpdateOptions & { subresource?: 'status' } = {},
   ): WriteResult {
+    this.onlyCreate(info, 'update');
     const checked = structuredClone(this.checkBody(info, body));
     const meta = obj(checked.metadata);
     if (meta.name !== undefined && meta.name !== name) {
@@ -685,7 +826,11 @@ export class Registry {
       else next.status = old.status;
     }
     strategy.prepareForUpdate(next);
-    const errs = [...validateObject(strategy, next), ...strategy.validateUpdate(next, old)];
+    const errs = [
+      ...this.allocate(strategy, info, next, old),
+      ...validateObject(strategy, next),
+      ...strategy.validateUpdate(next, old),
+    ];
     if (errs.length > 0) throw this.invalid(info, name, errs);
 
     if (strategy.hasGeneration && opts.subresource !== 'status') {
@@ -699,7 +844,16 @@ export class Registry {
     const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
     const graceDone =
       meta.deletionGracePeriodSeconds === undefined || meta.deletionGracePeriodSeconds === 0;
-    if (meta.deletionTimestamp !== undefined && finalizers.length === 0 && graceDone) {
+    // A namespace also waits for its spec finalizers (the namespace registry's
+    // ShouldDeleteNamespaceDuringUpdate), which only `finalize` clears.
+    const specFinalizers = info.storage === 'namespaces' ? obj(next.spec).finalizers : undefined;
+    const waitsForSpec = Array.isArray(specFinalizers) && specFinalizers.length > 0;
+    if (
+      meta.deletionTimestamp !== undefined &&
+      finalizers.length === 0 &&
+      graceDone &&
+      !waitsForSpec
+    ) {
       // store.go, Update with ShouldDeleteDuringUpdate: the last finalizer is gone.
       if (opts.dryRun === 'All') return { object: this.present(info, next), created: false };
       const deleted = this.storage.commit(info.storage, key, 'DELETED', {
@@ -735,6 +889,7 @@ export class Registry {
     patch: Patch,
     opts: PatchOptions & { subresource?: 'status'; force?: boolean } = {},
   ): WriteResult {
+    this.onlyCreate(info, 'patch');
     const key = storageKey(info.namespaced ? namespace : '', name);
     const existing = this.storage.get(info.storage, key);
     if (patch.type === 'apply' && !patch.fieldManager) {
@@ -758,6 +913,18 @@ export class Registry {
     }
     const current = this.present(info, existing);
     const patched = applyPatch(info, current, patch);
+    // The patched JSON is decoded into the typed object (handlers/patch.go,
+    // applyPatchToCurrentObject): a decode error is an Invalid "patch".
+    const typeError = typedFieldError(info.kind, patched);
+    if (typeError !== undefined) {
+      throw newInvalid({ group: '', kind: '' }, '', [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'patch',
+          message: `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${typeError}`,
+        },
+      ]);
+    }
     const meta = obj(patched.metadata);
     if (meta.name !== name) {
       throw newBadRequest(
@@ -781,6 +948,7 @@ export class Registry {
     name: string,
     opts: DeleteOptions & { orphanDependents?: boolean } = {},
   ): KubeObject | Status {
+    this.onlyCreate(info, 'delete');
     const key = storageKey(info.namespaced ? namespace : '', name);
     const existing = this.storage.get(info.storage, key);
     if (!existing || (info.namespaced && !namespace)) throw this.notFound(info, name);
@@ -1052,7 +1220,9 @@ export class Registry {
       ...existing,
       spec: { ...obj((existing as unknown as Obj).spec), replicas },
     } as KubeObject;
-    return this.scaleOf(this.update(info, namespace, name, next, opts).object);
+    return this.scaleOf(
+      this.update(info, namespace, name, next, { ...opts, subresource: undefined }).object,
+    );
   }
 
   /** Patches a Scale: the patch applies to the Scale object, then as {@link Registry.updateScale}. */

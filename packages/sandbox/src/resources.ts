@@ -15,7 +15,8 @@ export type Verb =
  *
  * @category Resources
  */
-export type Subresource = 'status' | 'scale' | 'finalize' | 'binding';
+export type Subresource =
+  'status' | 'scale' | 'finalize' | 'binding' | 'log' | 'exec' | 'attach' | 'portforward';
 
 /**
  * One resource the sandbox serves: what discovery says about it.
@@ -45,7 +46,9 @@ export interface ResourceInfo {
   readonly subresources: readonly Subresource[];
   /**
    * Where objects are stored. Two resources can share storage and differ only
-   * in how they present it: core/v1 and events.k8s.io/v1 events.
+   * in how they present it: core/v1 and events.k8s.io/v1 events. `''` for
+   * resources that are answered and never stored (TokenReview,
+   * SubjectAccessReview).
    */
   readonly storage: string;
 }
@@ -99,12 +102,19 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   info('v1', 'pods', 'Pod', {
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status', 'binding'],
+    subresources: ['attach', 'binding', 'exec', 'log', 'portforward', 'status'],
   }),
   info('v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
   info('v1', 'secrets', 'Secret'),
   info('v1', 'events', 'Event', { shortNames: ['ev'] }),
   info('v1', 'nodes', 'Node', { namespaced: false, shortNames: ['no'], subresources: ['status'] }),
+  // kube-apiserver also serves services/proxy, which a sandbox with no
+  // network behind its ClusterIPs leaves out.
+  info('v1', 'services', 'Service', {
+    shortNames: ['svc'],
+    categories: ['all'],
+    subresources: ['status'],
+  }),
   info('apps/v1', 'deployments', 'Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],
@@ -117,6 +127,17 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   }),
   info('coordination.k8s.io/v1', 'leases', 'Lease'),
   info('events.k8s.io/v1', 'events', 'Event', { shortNames: ['ev'], storage: 'events' }),
+  // Reviews are answered, never stored (storage ''): see reviews.ts.
+  info('authentication.k8s.io/v1', 'tokenreviews', 'TokenReview', {
+    namespaced: false,
+    verbs: ['create'],
+    storage: '',
+  }),
+  info('authorization.k8s.io/v1', 'subjectaccessreviews', 'SubjectAccessReview', {
+    namespaced: false,
+    verbs: ['create'],
+    storage: '',
+  }),
 ]);
 
 /**

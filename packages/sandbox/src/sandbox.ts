@@ -6,16 +6,25 @@ import { setMaxListeners } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Clock, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
-import { inProcessClient } from './in-process-client.js';
+import { TokenAuthenticator } from './authn.js';
+import { ContainerLogs } from './container-logs.js';
+import type { DataDir } from './data-dir.js';
+import { serveConnectionErrors, serverLimits } from './connections.js';
+import { inProcessClient, inProcessMetadataClient } from './in-process-client.js';
 import { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
 import { Registry } from './registry.js';
 import { FaultLab } from './faults.js';
 import { EventRecorder } from './events.js';
 import { SimulatedScheduler } from './scheduler.js';
 import { apiHandler } from './server.js';
+import type { PartialObjectMetadata } from './response.js';
+import { Reviewer } from './reviews.js';
 import { SimulatedNode } from './simulated-node.js';
+import { ensureKubernetesService } from './service.js';
+import { guardAgainstPlainHttp } from './plain-http.js';
 import { makeCertificates } from './tls.js';
 
 /**
@@ -48,6 +57,22 @@ export interface SandboxOptions {
   /** How long a started container takes to become ready, in ms (default 1000). Per pod: `sandbox.kcm-ts.io/ready-delay`. */
   podReadyDelay?: number;
   /**
+   * How long a container takes to stop once its pod is deleted, in ms
+   * (default 500; never longer than the pod's grace period). Per pod:
+   * `sandbox.kcm-ts.io/stop-delay`, for a container that ignores SIGTERM.
+   */
+  podStopDelay?: number;
+  /**
+   * How long a client may take to send a request's head, in ms, before the
+   * connection is closed (default 32000: kube-apiserver's ReadHeaderTimeout).
+   */
+  requestHeaderTimeout?: number;
+  /**
+   * How long a kept-alive connection may sit idle between requests, in ms
+   * (default 90000: kube-apiserver's IdleTimeout).
+   */
+  idleTimeout?: number;
+  /**
    * Empty and finalize deleted namespaces in the sandbox itself (default
    * true). Set it false when a namespace controller runs against the
    * sandbox, as kube-controller-manager's does against kube-apiserver: a
@@ -55,6 +80,16 @@ export interface SandboxOptions {
    * finalizer is removed through `namespaces/{name}/finalize`.
    */
   finishNamespaces?: boolean;
+  /**
+   * Keep the cluster's state in this directory, as kind and k3s keep
+   * theirs: objects and the resourceVersion counter in an SQLite database
+   * (`db/state.db`, kine's layout), the CA and serving certificate
+   * (`tls/`) and the token (`token`). A sandbox started again on the same
+   * directory serves the same objects, continues the same revisions and
+   * accepts the same kubeconfig. One sandbox at a time per directory.
+   * Default: none, everything in memory and gone at `stop()`.
+   */
+  dataDir?: string;
 }
 
 /**
@@ -82,6 +117,13 @@ export interface Sandbox {
    * `client('apps', 'deployments')` or `client('', 'pods')`.
    */
   client<T extends KubeObject = KubeObject>(group: string, resource: string): ResourceClient<T>;
+  /**
+   * An in-process metadata-only client for one resource, like client-go's
+   * `metadata.NewForConfig(...).Resource(gvr)`: reads, watches, patches and
+   * deletes that give `meta.k8s.io/v1` PartialObjectMetadata, as
+   * kube-apiserver answers `Accept: ...;as=PartialObjectMetadata`.
+   */
+  metadataClient(group: string, resource: string): ResourceClient<PartialObjectMetadata>;
   /** Writes the kubeconfig to `file` with mode 0600. */
   writeKubeconfig(file: string): Promise<void>;
   /**
@@ -120,59 +162,94 @@ export interface Sandbox {
  * @category Sandbox
  */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  // Loaded only when asked for: the database is a native module, and the
+  // in-memory sandbox runs without it.
+  const kept =
+    opts.dataDir === undefined
+      ? undefined
+      : (await import('./data-dir.js')).openDataDir(opts.dataDir, opts.token);
+  try {
+    return await serve(opts, kept);
+  } catch (err) {
+    kept?.release();
+    throw err;
+  }
+}
+
+async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<Sandbox> {
+  const token = kept?.token ?? opts.token ?? randomBytes(24).toString('base64url');
   const registry = new Registry({
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.historyWindow !== undefined ? { historyWindow: opts.historyWindow } : {}),
     ...(opts.bookmarkInterval !== undefined ? { bookmarkInterval: opts.bookmarkInterval } : {}),
     ...(opts.finishNamespaces !== undefined ? { finishNamespaces: opts.finishNamespaces } : {}),
+    ...(kept ? { backend: kept.backend } : {}),
+    reviewer: new Reviewer(new TokenAuthenticator(token)),
   });
-  const token = opts.token ?? randomBytes(24).toString('base64url');
-  const certs = opts.insecureHttp ? undefined : makeCertificates();
+  // Certificates follow the real time, whatever clock the registry keeps.
+  const certs = opts.insecureHttp
+    ? undefined
+    : (kept?.certificates(new Date()) ?? makeCertificates());
   let serverAddress = '127.0.0.1:0';
   const faults = new FaultLab(registry.clock, () => registry.storage.compact());
+  const logs = new ContainerLogs();
   const handler = apiHandler(registry, {
     token,
     faults,
+    podLogs: logs,
     get serverAddress() {
       return serverAddress;
     },
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
   });
+  const limits = serverLimits(opts);
   const server: Server = certs
-    ? createHttpsServer({ cert: certs.cert, key: certs.key }, handler)
-    : createHttpServer(handler);
+    ? createHttpsServer({ cert: certs.cert, key: certs.key, ...limits }, handler)
+    : createHttpServer(limits, handler);
+  serveConnectionErrors(server);
   const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
+  const track = (socket: Socket): void => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('secureConnection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  };
+  server.on('connection', track);
+  server.on('secureConnection', track);
+  // Over TLS, a front listener hands each connection to the HTTPS server
+  // after answering plain HTTP itself, as Go's server does.
+  const listener = certs
+    ? createNetServer((socket) => {
+        track(socket);
+        guardAgainstPlainHttp(
+          socket,
+          () => server.emit('connection', socket),
+          limits.headersTimeout,
+        );
+      })
+    : server;
   const listen = (port: number): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
+      listener.once('error', reject);
+      listener.listen(port, '127.0.0.1', () => {
+        listener.off('error', reject);
         resolve();
       });
     });
   const close = (): Promise<void> =>
     new Promise<void>((resolve) => {
       faults.stop();
-      server.close(() => resolve());
+      listener.close(() => resolve());
       server.closeIdleConnections();
       for (const socket of sockets) socket.destroy();
     });
   await listen(opts.port ?? 0);
   const client = <T extends KubeObject>(group: string, resource: string) =>
     inProcessClient<T>(registry, registry.resource(group, resource));
-  const cluster = await startNodes(registry, client, opts).catch(async (err: unknown) => {
+  const cluster = await startNodes(registry, client, logs, opts).catch(async (err: unknown) => {
     await close();
     throw err;
   });
-  const port = (server.address() as AddressInfo).port;
+  const port = (listener.address() as AddressInfo).port;
+  ensureKubernetesService(registry, port);
   serverAddress = `127.0.0.1:${port}`;
   const url = `${certs ? 'https' : 'http'}://127.0.0.1:${port}`;
   const params = { server: url, token, ...(certs ? { caCert: certs.caCert } : {}) };
@@ -187,6 +264,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     kubeconfigObject: kubeconfigObject(params),
     registry,
     client,
+    metadataClient: (group: string, resource: string) =>
+      inProcessMetadataClient(registry, registry.resource(group, resource)),
     writeKubeconfig: (file: string) => writeKubeconfig(file, params),
     faults,
     nodes: cluster.nodes,
@@ -197,7 +276,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       await listen(port);
     },
     stop() {
-      stopped ??= cluster.stop().then(close);
+      stopped ??= cluster
+        .stop()
+        .then(close)
+        .then(() => kept?.release());
       return stopped;
     },
   };
@@ -207,6 +289,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 async function startNodes(
   registry: Registry,
   client: <T extends KubeObject>(group: string, resource: string) => ResourceClient<T>,
+  logs: ContainerLogs,
   opts: SandboxOptions,
 ): Promise<{ nodes: string[]; stop: () => Promise<void> }> {
   const count = opts.nodes ?? 0;
@@ -231,6 +314,8 @@ async function startNodes(
           events,
           podStartDelay: opts.podStartDelay ?? 1_000,
           podReadyDelay: opts.podReadyDelay ?? 1_000,
+          podStopDelay: opts.podStopDelay ?? 500,
+          logs,
         },
         abort.signal,
       ),

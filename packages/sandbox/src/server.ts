@@ -3,18 +3,19 @@
 // (staging/src/k8s.io/apiserver/pkg/endpoints: installer.go for the routes,
 // handlers/ for each verb, handlers/negotiation for Accept and Content-Type).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import {
   StatusError,
   isStatusError,
   newBadRequest,
+  newGenericServerResponse,
   newInternalError,
   newMethodNotSupported,
   newRequestEntityTooLarge,
   newUnauthorized,
 } from '@kcm-ts/apimachinery';
 import type { DeleteOptions, ListOptions, Patch, WatchEvent } from '@kcm-ts/apimachinery';
-import { parse as parseYaml } from 'yaml';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { stringify as stringifyYaml } from 'yaml';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -32,7 +33,26 @@ import type { Registry } from './registry.js';
 import { checkFields } from './field-validation.js';
 import { apiVersionOf, findResource } from './resources.js';
 import type { ResourceInfo, Verb } from './resources.js';
-import { parseIncludeObject, toTable, wantsTable } from './table/index.js';
+import { TokenAuthenticator } from './authn.js';
+import { DecodeError, checkNesting, parseYamlLimited, unrecognizedBody } from './body-limits.js';
+import {
+  InFlightLimiter,
+  defaultInFlightLimits,
+  isLongRunning,
+  sendTooManyRequests,
+} from './inflight.js';
+import type { InFlightLimits } from './inflight.js';
+import type { ContainerLogs } from './container-logs.js';
+import { negotiateOutput } from './negotiation.js';
+import { noProcesses, servePodLog } from './pod-logs.js';
+import { boolParam, int64Param } from './query-params.js';
+import type { NegotiatedOutput } from './negotiation.js';
+import { transformResponse } from './response.js';
+import { encodeOnce } from './caching-object.js';
+import { FlushRounds } from './flush-rounds.js';
+import type { Watch } from './watch.js';
+import type { TransformContext } from './response.js';
+import { parseIncludeObject } from './table/index.js';
 
 /** kube-apiserver's default limit on a request body (3 MiB). */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -86,7 +106,27 @@ export interface ApiHandlerOptions {
   onRequest?: (method: string, url: string, code: number) => void;
   /** Faults to inject into resource requests (see {@link FaultLab}). */
   faults?: FaultLab;
+  /** Requests served at once before 429s; kube-apiserver's 400 read-only and 200 mutating by default. */
+  inFlightLimits?: InFlightLimits;
+  /** Bytes a watch may have waiting for a client that does not read before it is cut off; default 8 MiB. */
+  watchBufferBytes?: number;
+  /**
+   * The simulated containers' output, served as `pods/log`; without it logs are empty.
+   *
+   * @internal
+   */
+  podLogs?: ContainerLogs;
 }
+
+/**
+ * The least time between two rounds of writes to the watch streams, in real
+ * milliseconds: under a burst of changes each write carries the events of
+ * this long, and a watcher sees an event at most this much later.
+ */
+const watchFlushInterval = 5;
+
+/** How many bytes a watch may have unread before the watcher is closed. */
+export const defaultWatchBufferBytes = 8 * 1024 * 1024;
 
 const unknownFormat = (accepted: string): StatusError =>
   new StatusError({
@@ -103,28 +143,64 @@ const notFoundPath = (): StatusError =>
     details: {},
   });
 
+/** How an answer is written: its media type and whether it is indented. */
+interface Encoding {
+  contentType: string;
+  pretty?: boolean;
+}
+
+const jsonEncoding: Encoding = { contentType: 'application/json' };
+
+function encode(body: unknown, enc: Encoding): string {
+  if (enc.contentType === 'application/yaml') {
+    // sigs.k8s.io/yaml's JSONToYAML: keys sorted, sequences not indented.
+    return stringifyYaml(body, { sortMapEntries: true, indentSeq: false });
+  }
+  return enc.pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
+}
+
 function send(
   res: ServerResponse,
   code: number,
   body: unknown,
-  contentType = 'application/json',
+  enc: Encoding = jsonEncoding,
 ): void {
-  const text = JSON.stringify(body);
+  const text = encode(body, enc);
   res.writeHead(code, {
-    'Content-Type': contentType,
+    'Content-Type': enc.contentType,
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-cache, private',
   });
   res.end(text);
 }
 
-function sendError(res: ServerResponse, err: unknown): void {
+function sendError(res: ServerResponse, err: unknown, enc: Encoding = jsonEncoding): void {
   const status = isStatusError(err) ? err : newInternalError(err);
   if (status.code === 429 || status.code === 503 || status.code === 504) {
     const retry = status.details?.retryAfterSeconds;
     if (retry) res.setHeader('Retry-After', String(retry));
   }
-  send(res, status.code || 500, status.toStatus());
+  send(res, status.code || 500, status.toStatus(), enc);
+}
+
+// negotiation.go's isPrettyPrint: `?pretty=` as strconv.ParseBool reads it,
+// else a User-Agent of a browser or a command-line HTTP tool.
+function prettyRequested(req: IncomingMessage, query: URLSearchParams): boolean {
+  const pretty = query.get('pretty');
+  if (pretty !== null && pretty !== '')
+    return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(pretty);
+  const agent = req.headers['user-agent'] ?? '';
+  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
+}
+
+/** How an error is written: negotiated without transformations, JSON if nothing fits. */
+function errorEncoding(req: IncomingMessage, query: URLSearchParams): Encoding {
+  try {
+    const out = negotiateOutput(req.headers.accept, { allowConversion: false });
+    return { contentType: out.mediaType, pretty: out.pretty || prettyRequested(req, query) };
+  } catch {
+    return jsonEncoding;
+  }
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -148,25 +224,46 @@ function mediaType(req: IncomingMessage): string {
 }
 
 function parseJson(buf: Buffer, what: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(buf.toString('utf8'));
+    value = JSON.parse(buf.toString('utf8'));
   } catch (err) {
     throw newBadRequest(`${what}: invalid JSON: ${(err as Error).message}`);
   }
+  try {
+    checkNesting(value);
+  } catch (err) {
+    throw newBadRequest(`${what}: ${(err as Error).message}`);
+  }
+  return value;
 }
 
 /** The body of a create or update: JSON or YAML. Protobuf (kubectl 1.32's `create <generator>`) is refused. */
 function decodeObjectBody(req: IncomingMessage, buf: Buffer, info: ResourceInfo): unknown {
   const type = mediaType(req);
-  if (type === '' || type === 'application/json')
-    return parseJson(
-      buf,
-      `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}`,
-    );
+  if (type === '' || type === 'application/json') {
+    let value: unknown;
+    try {
+      value = JSON.parse(buf.toString('utf8'));
+    } catch (err) {
+      throw newBadRequest(
+        `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: invalid JSON: ${(err as Error).message}`,
+      );
+    }
+    try {
+      checkNesting(value);
+    } catch (err) {
+      // The decoder fails before it knows the kind (handlers/rest.go, transformDecodeError).
+      throw unrecognizedBody(info.kind, err, buf);
+    }
+    return value;
+  }
   if (type === 'application/yaml') {
     try {
-      return parseYaml(buf.toString('utf8')) as unknown;
+      return parseYamlLimited(buf.toString('utf8'));
     } catch (err) {
+      if (isStatusError(err)) throw err;
+      if (err instanceof DecodeError) throw unrecognizedBody(info.kind, err, buf);
       throw newBadRequest(
         `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: invalid YAML: ${(err as Error).message}`,
       );
@@ -174,7 +271,7 @@ function decodeObjectBody(req: IncomingMessage, buf: Buffer, info: ResourceInfo)
   }
   if (type === 'application/vnd.kubernetes.protobuf') {
     throw unknownFormat(
-      'application/json, application/yaml (the kcm-ts sandbox does not decode protobuf, which kubectl 1.32 sends for `kubectl create <kind>`: write a manifest and use `kubectl apply -f` or `kubectl create -f`)',
+      'application/json, application/yaml (the kcm-ts sandbox does not decode protobuf, which kubectl 1.32 sends for `kubectl create <kind>`: let kubectl write the manifest and apply it, `kubectl create <kind> ... --dry-run=client -o yaml | kubectl apply -f -`, or write one and use `kubectl apply -f` or `kubectl create -f`)',
     );
   }
   throw unknownFormat('application/json, application/yaml');
@@ -192,16 +289,19 @@ function decodePatch(req: IncomingMessage, buf: Buffer, query: URLSearchParams):
     case 'application/apply-patch+yaml': {
       let body: unknown;
       try {
-        body = parseYaml(buf.toString('utf8'));
+        body = parseYamlLimited(buf.toString('utf8'));
       } catch (err) {
+        if (isStatusError(err)) throw err;
+        // applyPatcher hands sigs.k8s.io/yaml's error over as it is.
+        if (err instanceof DecodeError)
+          throw newBadRequest(`error converting YAML to JSON: ${err.message}`);
         throw newBadRequest(`apply patch: invalid YAML: ${(err as Error).message}`);
       }
-      const force = query.get('force');
       return {
         type: 'apply',
         body: body as object,
         fieldManager: query.get('fieldManager') ?? '',
-        ...(force === 'true' ? { force: true } : {}),
+        ...(boolParam(query, 'force') === true ? { force: true } : {}),
       };
     }
     default:
@@ -209,22 +309,6 @@ function decodePatch(req: IncomingMessage, buf: Buffer, query: URLSearchParams):
         'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json',
       );
   }
-}
-
-function boolParam(query: URLSearchParams, name: string): boolean | undefined {
-  const v = query.get(name);
-  if (v === null) return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0' || v === '') return false;
-  throw newBadRequest(`${name}: invalid boolean value ${JSON.stringify(v)}`);
-}
-
-function intParam(query: URLSearchParams, name: string): number | undefined {
-  const v = query.get(name);
-  if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v))
-    throw newBadRequest(`${name}: invalid integer value ${JSON.stringify(v)}`);
-  return Number(v);
 }
 
 function listOptions(query: URLSearchParams): ListOptions {
@@ -239,9 +323,9 @@ function listOptions(query: URLSearchParams): ListOptions {
   str('resourceVersion');
   const match = query.get('resourceVersionMatch');
   if (match) opts.resourceVersionMatch = match as ListOptions['resourceVersionMatch'] & string;
-  const limit = intParam(query, 'limit');
+  const limit = int64Param(query, 'limit');
   if (limit !== undefined) opts.limit = limit;
-  const timeout = intParam(query, 'timeoutSeconds');
+  const timeout = int64Param(query, 'timeoutSeconds');
   if (timeout !== undefined) opts.timeoutSeconds = timeout;
   const bookmarks = boolParam(query, 'allowWatchBookmarks');
   if (bookmarks !== undefined) opts.allowWatchBookmarks = bookmarks;
@@ -328,7 +412,7 @@ function deleteOptions(
       opts.preconditions = b.preconditions;
     if (Array.isArray(b.dryRun) && b.dryRun.includes('All')) opts.dryRun = 'All';
   }
-  const grace = intParam(query, 'gracePeriodSeconds');
+  const grace = int64Param(query, 'gracePeriodSeconds');
   if (grace !== undefined) opts.gracePeriodSeconds = grace;
   const policy = query.get('propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'] & string;
@@ -456,19 +540,22 @@ export function apiHandler(
   registry: Registry,
   opts: ApiHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : undefined;
-  const authorized = (req: IncomingMessage): boolean => {
-    if (!expected) return true;
-    const got = Buffer.from(req.headers.authorization ?? '');
-    return got.length === expected.length && timingSafeEqual(got, expected);
-  };
+  const authn = new TokenAuthenticator(opts.token);
+  const limiter = new InFlightLimiter(opts.inFlightLimits ?? defaultInFlightLimits);
+  const watchBufferBytes = opts.watchBufferBytes ?? defaultWatchBufferBytes;
+  const rounds = new FlushRounds(watchFlushInterval);
 
   // No request may end the process: whatever a handler throws, synchronously
   // or not, becomes a Status answer (or a cut connection once the head is out).
-  const fail = (res: ServerResponse, err: unknown): void => {
+  const fail = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    err: unknown,
+    query?: URLSearchParams,
+  ) => {
     try {
       if (res.headersSent) res.destroy();
-      else sendError(res, err);
+      else sendError(res, err, query ? errorEncoding(req, query) : jsonEncoding);
     } catch {
       res.destroy();
     }
@@ -484,16 +571,21 @@ export function apiHandler(
         }
       });
     }
+    let target: Target | undefined;
     try {
-      handle(req, res, parseTarget(req.url)).catch((err: unknown) => fail(res, err));
+      target = parseTarget(req.url);
+      const t = target;
+      filters(req, res, t).catch((err: unknown) => fail(req, res, err, t.query));
     } catch (err) {
-      fail(res, err);
+      fail(req, res, err, target?.query);
     }
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
+  // The filters kube-apiserver runs before any handler, in its order
+  // (server/config.go, DefaultBuildHandlerChain): public paths, then
+  // authentication, then the in-flight cap.
+  async function filters(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
     const path = target.path.replace(/\/+$/, '') || '/';
-    const method = req.method ?? 'GET';
     if (
       ['/healthz', '/livez', '/readyz'].includes(path) ||
       /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path)
@@ -502,18 +594,41 @@ export function apiHandler(
       res.end('ok');
       return;
     }
-    if (path === '/version') return send(res, 200, serverVersion);
-    if (!authorized(req)) {
-      const err = newUnauthorized('Unauthorized');
-      return send(res, 401, err.toStatus());
+    if (path === '/version') {
+      if (req.method !== 'GET') return methodNotAllowed(req, res, target.query);
+      return send(res, 200, serverVersion);
     }
-    const { segments } = target;
+    if (!authn.authenticateHeader(req.headers.authorization)) {
+      return send(res, 401, newUnauthorized('Unauthorized').toStatus());
+    }
+    const info = requestInfo(req.method ?? 'GET', target);
+    if (isLongRunning(info.verb, info.subresource)) return handle(req, res, target);
+    const release = limiter.admit(info.verb);
+    if (!release) return sendTooManyRequests(res);
+    res.once('close', release);
+    return handle(req, res, target);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
+    const path = target.path.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    const { segments, query } = target;
     if (segments.includes('')) throw notFoundPath();
     const accept = req.headers.accept;
 
+    // Discovery is served by go-restful routes registered for GET alone.
+    const discovery =
+      path === '/api' ||
+      path === '/apis' ||
+      (segments[0] === 'api' && segments.length === 2) ||
+      (segments[0] === 'apis' && (segments.length === 2 || segments.length === 3));
+    if (discovery && method !== 'GET') return methodNotAllowed(req, res, query);
+
     if (path === '/api' || path === '/apis') {
       if (wantsAggregatedDiscovery(accept))
-        return send(res, 200, aggregatedDiscovery(path === '/api'), aggregatedDiscoveryContentType);
+        return send(res, 200, aggregatedDiscovery(path === '/api'), {
+          contentType: aggregatedDiscoveryContentType,
+        });
       return send(res, 200, path === '/api' ? apiVersions(opts.serverAddress) : apiGroupList());
     }
     if (segments[0] === 'openapi') {
@@ -549,61 +664,74 @@ export function apiHandler(
     if (info.namespaced && segments.includes('namespaces') && !namespace) throw notFoundPath();
     if (namespace) checkPathSegment('Namespace', namespace);
     if (name !== undefined) checkPathSegment('Name', name);
+    const watching = !name && method === 'GET' && boolParam(query, 'watch') === true;
+    const verb = verbOf(method, name, watching);
     // installer.go registers only list and watch on a namespaced resource's
     // all-namespaces path: a write there would reach every namespace.
     if (info.namespaced && !namespace) {
       if (name !== undefined) throw notFoundPath();
-      if (method !== 'GET')
-        throw verbNotAllowed(method === 'DELETE' ? 'deletecollection' : method.toLowerCase(), info);
+      if (method !== 'GET') throw verbNotAllowed(verb, info);
     }
-    const query = target.query;
+    // installer.go registers a route per verb the storage supports.
+    if (!subresource && !(info.verbs as readonly string[]).includes(verb))
+      throw verbNotAllowed(verb, info);
     if (opts.faults) {
-      const verb = verbOf(method, name, boolParam(query, 'watch') === true);
       await opts.faults.beforeRequest(
-        verb,
+        verb as Verb,
         { group: info.group, resource: info.resource },
         name ?? '',
       );
     }
 
+    if (info.resource === 'pods' && info.group === '' && name !== undefined) {
+      if (subresource === 'log') {
+        if (method !== 'GET') throw verbNotAllowed(verb, info);
+        const pod = registry.get(info, namespace, name) as Pod;
+        return servePodLog(req, res, pod, opts.podLogs, query, registry.clock.now());
+      }
+      if (subresource === 'exec' || subresource === 'attach' || subresource === 'portforward') {
+        if (method !== 'GET' && method !== 'POST') throw verbNotAllowed(verb, info);
+        registry.get(info, namespace, name);
+        throw noProcesses(subresource, name);
+      }
+    }
+
+    // Every handler negotiates its output first (handlers/get.go, create.go...).
+    const output = negotiateOutput(accept, { stream: watching });
+    const includeObject =
+      output.convert?.kind === 'Table'
+        ? parseIncludeObject(query.get('includeObject'))
+        : 'Metadata';
+    const ctx: TransformContext = {
+      resource: subresource ? `${info.resource}/${subresource}` : info.resource,
+      group: info.group,
+      now: registry.clock.now(),
+      includeObject,
+    };
+    const encoding: Encoding = {
+      contentType: output.mediaType,
+      pretty: output.pretty || prettyRequested(req, query),
+    };
+    const reply = (code: number, result: unknown): void =>
+      send(res, code, transformResponse(result, output.convert, ctx), encoding);
+
     if (!name) {
       // The collection: list, watch, create, deletecollection.
       if (method === 'GET') {
-        const watch = boolParam(query, 'watch');
         const lo = listOptions(query);
-        if (watch) return serveWatch(req, res, info, namespace, lo, accept, query);
-        const list = registry.list(info, namespace, lo);
-        if (wantsTable(accept)) {
-          const includeObject = parseIncludeObject(query.get('includeObject'));
-          return send(
-            res,
-            200,
-            toTable(info.resource, info.group, list.items, {
-              now: registry.clock.now(),
-              includeObject,
-              resourceVersion: list.metadata.resourceVersion ?? '',
-              ...(list.metadata.continue ? { continue: list.metadata.continue } : {}),
-              ...(list.metadata.remainingItemCount !== undefined
-                ? { remainingItemCount: list.metadata.remainingItemCount }
-                : {}),
-            }),
-          );
-        }
-        return send(res, 200, list);
+        if (watching) return serveWatch(req, res, info, namespace, lo, output, ctx);
+        return reply(200, registry.list(info, namespace, lo));
       }
       if (method === 'POST') {
         const body = decodeObjectBody(req, await readBody(req), info);
         validateFields(res, query, apiVersionOf(info), info.kind, body);
         const created = registry.create(info, namespace, body, writeOptions(query));
-        return send(res, 201, created);
+        return reply(201, created);
       }
       if (method === 'DELETE') {
-        if (!info.verbs.includes('deletecollection'))
-          throw verbNotAllowed('deletecollection', info);
         const buf = await readBody(req);
         const body = buf.length > 0 ? parseJson(buf, 'DeleteOptions') : undefined;
-        return send(
-          res,
+        return reply(
           200,
           registry.deleteCollection(
             info,
@@ -613,42 +741,33 @@ export function apiHandler(
           ),
         );
       }
-      throw verbNotAllowed(method.toLowerCase(), info);
+      throw verbNotAllowed(verb, info);
     }
 
     if (subresource === 'scale') {
-      if (method === 'GET') return send(res, 200, registry.getScale(info, namespace, name));
+      if (method === 'GET') return reply(200, registry.getScale(info, namespace, name));
       const buf = await readBody(req);
       if (method === 'PUT') {
         const body = decodeObjectBody(req, buf, { ...info, kind: 'Scale' });
         validateFields(res, query, 'autoscaling/v1', 'Scale', body);
-        return send(
-          res,
-          200,
-          registry.updateScale(info, namespace, name, body, writeOptions(query)),
-        );
+        return reply(200, registry.updateScale(info, namespace, name, body, writeOptions(query)));
       }
       if (method === 'PATCH') {
         const patch = decodePatch(req, buf, query);
         validateFields(res, query, 'autoscaling/v1', 'Scale', patchObject(patch), { patch: true });
-        return send(
-          res,
-          200,
-          registry.patchScale(info, namespace, name, patch, writeOptions(query)),
-        );
+        return reply(200, registry.patchScale(info, namespace, name, patch, writeOptions(query)));
       }
-      throw verbNotAllowed(method.toLowerCase(), info);
+      throw verbNotAllowed(verb, info);
     }
     if (subresource === 'binding') {
-      if (method !== 'POST') throw verbNotAllowed(method.toLowerCase(), info);
+      if (method !== 'POST') throw verbNotAllowed(verb, info);
       const body = decodeObjectBody(req, await readBody(req), { ...info, kind: 'Binding' });
       validateFields(res, query, 'v1', 'Binding', body);
-      return send(res, 201, registry.bindPod(namespace, name, body));
+      return send(res, 201, registry.bindPod(namespace, name, body), encoding);
     }
     if (subresource === 'finalize') {
-      if (method !== 'PUT') throw verbNotAllowed(method.toLowerCase(), info);
-      return send(
-        res,
+      if (method !== 'PUT') throw verbNotAllowed(verb, info);
+      return reply(
         200,
         registry.finalizeNamespace(name, decodeObjectBody(req, await readBody(req), info)),
       );
@@ -656,22 +775,8 @@ export function apiHandler(
 
     const status = subresource === 'status' ? { subresource: 'status' as const } : {};
     switch (method) {
-      case 'GET': {
-        const obj = registry.get(info, namespace, name);
-        if (wantsTable(accept)) {
-          const includeObject = parseIncludeObject(query.get('includeObject'));
-          return send(
-            res,
-            200,
-            toTable(info.resource, info.group, [obj], {
-              now: registry.clock.now(),
-              includeObject,
-              resourceVersion: obj.metadata?.resourceVersion ?? '',
-            }),
-          );
-        }
-        return send(res, 200, obj);
-      }
+      case 'GET':
+        return reply(200, registry.get(info, namespace, name));
       case 'PUT': {
         const body = decodeObjectBody(req, await readBody(req), info);
         validateFields(res, query, apiVersionOf(info), info.kind, body);
@@ -679,7 +784,7 @@ export function apiHandler(
           ...writeOptions(query),
           ...status,
         });
-        return send(res, out.created ? 201 : 200, out.object);
+        return reply(out.created ? 201 : 200, out.object);
       }
       case 'PATCH': {
         const patch = decodePatch(req, await readBody(req), query);
@@ -691,16 +796,16 @@ export function apiHandler(
           ...writeOptions(query),
           ...status,
         });
-        return send(res, out.created ? 201 : 200, out.object);
+        return reply(out.created ? 201 : 200, out.object);
       }
       case 'DELETE': {
         if (subresource) throw verbNotAllowed('delete', info);
         const buf = await readBody(req);
         const body = buf.length > 0 ? parseJson(buf, 'DeleteOptions') : undefined;
-        return send(res, 200, registry.delete(info, namespace, name, deleteOptions(query, body)));
+        return reply(200, registry.delete(info, namespace, name, deleteOptions(query, body)));
       }
       default:
-        throw verbNotAllowed(method.toLowerCase(), info);
+        throw verbNotAllowed(verb, info);
     }
   }
 
@@ -710,12 +815,10 @@ export function apiHandler(
     info: ResourceInfo,
     namespace: string,
     lo: ListOptions,
-    accept: string | undefined,
-    query: URLSearchParams,
+    output: NegotiatedOutput,
+    ctx: TransformContext,
   ): Promise<void> {
-    const table = wantsTable(accept);
-    const includeObject = table ? parseIncludeObject(query.get('includeObject')) : undefined;
-    const watch = registry.watch(info, namespace, lo);
+    const watch = registry.watch(info, namespace, lo, { shared: true });
     res.writeHead(200, {
       'Content-Type': 'application/json',
       'Transfer-Encoding': 'chunked',
@@ -734,54 +837,151 @@ export function apiHandler(
       if (!res.writableEnded) res.end();
     });
     try {
-      await streamWatch();
+      await streamWatch(watch, res, output, ctx, tracked);
       if (tracked?.hung() && !res.writableEnded && !res.destroyed) await closed;
     } finally {
       tracked?.close();
     }
     if (!res.writableEnded) res.end();
-    return;
+  }
 
-    async function streamWatch(): Promise<void> {
-      for await (const event of watch) {
-        if (res.destroyed || res.writableEnded) break;
-        if (tracked?.hung()) continue;
-        let out: WatchEvent<unknown> = event;
-        if (
-          table &&
-          (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')
-        ) {
-          out = {
-            type: event.type,
-            object: toTable(info.resource, info.group, [event.object], {
-              now: registry.clock.now(),
-              ...(includeObject ? { includeObject } : {}),
-              resourceVersion: event.object.metadata?.resourceVersion ?? '',
-            }),
-          };
+  /**
+   * Writes a watch's events as they come, one line each, all the events
+   * queued by then in one write (Go's watch server flushes only when its
+   * channel is empty), each line made once for every watcher of the same
+   * form. Resolves when the watch has ended and its queue is written.
+   */
+  function streamWatch(
+    watch: Watch,
+    res: ServerResponse,
+    output: NegotiatedOutput,
+    ctx: TransformContext,
+    tracked: { hung(): boolean } | undefined,
+  ): Promise<void> {
+    const line = eventLine(output, ctx);
+    return new Promise<void>((resolve) => {
+      let scheduled = false;
+      let done = false;
+      const pump = (): void => {
+        scheduled = false;
+        if (done) return;
+        const events = watch.take();
+        if (res.destroyed || res.writableEnded) {
+          done = true;
+          watch.stop();
+          return resolve();
         }
-        res.write(`${JSON.stringify(out)}\n`);
-      }
-    }
+        if (events.length > 0 && !tracked?.hung()) {
+          ctx.now = registry.clock.now();
+          const lines = events.map(line);
+          res.write(lines.length === 1 ? (lines[0] as Buffer) : Buffer.concat(lines));
+          // A watcher that stops reading is cut off once this much waits for
+          // it, as the watch cache closes a watcher whose buffer is full
+          // (cacher.go, "Forcing watcher close due to unresponsiveness").
+          if (res.writableLength > watchBufferBytes) {
+            done = true;
+            watch.stop();
+            res.destroy();
+            return resolve();
+          }
+        }
+        if (watch.stopped) {
+          done = true;
+          resolve();
+        }
+      };
+      // Events queued in one turn of the event loop (by every write it
+      // served) go out together, after it.
+      // An ended watch is finished at once: nothing more will join the batch.
+      // Otherwise its events go out in the next round of writes.
+      watch.onReady(() => {
+        if (watch.stopped) return pump();
+        if (scheduled) return;
+        scheduled = true;
+        rounds.add(pump);
+      });
+    });
   }
 }
 
-/** The API verb of a resource request, as kube-apiserver's RequestInfo names it. */
-function verbOf(method: string, name: string | undefined, watch: boolean): Verb {
-  if (!name) {
-    if (method === 'GET') return watch ? 'watch' : 'list';
-    return method === 'POST' ? 'create' : 'deletecollection';
-  }
+/**
+ * How one event becomes a line of the stream. watchEmbeddedEncoder: each
+ * event's object is transformed as the list's items would be; one that
+ * cannot be (a list form asked of one object) goes out as it is. Tables are
+ * made for object events only, and made anew (their ages move); every other
+ * form of a shared object is encoded once for all watchers.
+ */
+function eventLine(
+  output: NegotiatedOutput,
+  ctx: TransformContext,
+): (event: WatchEvent<unknown>) => Buffer {
+  const convert = output.convert;
+  const embedded = (event: WatchEvent<unknown>): WatchEvent<unknown> => {
+    if (event.type === 'ERROR' || convert === undefined) return event;
+    if (convert.kind === 'Table' && event.type === 'BOOKMARK') return event;
+    try {
+      return { type: event.type, object: transformResponse(event.object, convert, ctx) };
+    } catch {
+      return event;
+    }
+  };
+  const encode = (event: WatchEvent<unknown>): string => `${JSON.stringify(embedded(event))}\n`;
+  const form = convert ? `${convert.kind}/${convert.version}` : '';
+  return (event) => {
+    const shared =
+      event.type !== 'ERROR' &&
+      event.type !== 'BOOKMARK' &&
+      convert?.kind !== 'Table' &&
+      typeof event.object === 'object' &&
+      event.object !== null &&
+      Object.isFrozen(event.object);
+    if (!shared) return Buffer.from(encode(event));
+    return encodeOnce(event.object as object, `${event.type} ${form}`, () => encode(event));
+  };
+}
+
+/** What the filters need to know of a request before it is routed (request/requestinfo.go). */
+function requestInfo(method: string, target: Target): { verb: string; subresource?: string } {
+  const r = route(target.segments);
+  if (!r || r === 'unknown') return { verb: method.toLowerCase() === 'get' ? 'get' : 'create' };
+  const watching = !r.name && method === 'GET' && boolParam(target.query, 'watch') === true;
+  return {
+    verb: verbOf(method, r.name, watching),
+    ...(r.subresource ? { subresource: r.subresource } : {}),
+  };
+}
+
+/**
+ * A method no go-restful route takes (discovery, `/version`): go-restful's
+ * 405 with its Allow header, written by kube-apiserver's service error
+ * handler (server/handler.go, serviceErrorHandler) as a Status.
+ */
+function methodNotAllowed(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+  res.setHeader('Allow', 'GET');
+  sendError(
+    res,
+    newGenericServerResponse({ code: 405, verb: req.method ?? '' }),
+    errorEncoding(req, query),
+  );
+}
+
+/**
+ * The API verb of a resource request, as kube-apiserver's RequestInfo names
+ * it; a method it does not map keeps its lower-cased name.
+ */
+function verbOf(method: string, name: string | undefined, watch: boolean): string {
   switch (method) {
     case 'GET':
-      return 'get';
+      return name ? 'get' : watch ? 'watch' : 'list';
+    case 'POST':
+      return 'create';
     case 'PUT':
       return 'update';
     case 'PATCH':
       return 'patch';
-    case 'POST':
-      return 'create';
+    case 'DELETE':
+      return name ? 'delete' : 'deletecollection';
     default:
-      return 'delete';
+      return method.toLowerCase();
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '@kcm-ts/apimachinery';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Node } from 'kubernetes-types/core/v1.js';
+import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
 import { SimulatedKubelet } from './kubelet.js';
 
@@ -30,6 +31,8 @@ export interface SimulatedNodeOptions {
   events: EventRecorder;
   podStartDelay: number;
   podReadyDelay: number;
+  podStopDelay: number;
+  logs: ContainerLogs;
 }
 
 /** The Node object of a simulated node, as a kubelet registers and reports it. */
@@ -123,6 +126,8 @@ export class SimulatedNode {
         hostIP: `172.18.0.${opts.index + 1}`,
         podStartDelay: opts.podStartDelay,
         podReadyDelay: opts.podReadyDelay,
+        podStopDelay: opts.podStopDelay,
+        logs: opts.logs,
       },
       signal,
     );

@@ -1,10 +1,15 @@
-// The sandbox's etcd: every object of every resource, one global revision
+// The sandbox's storage: every object of every resource, one global revision
 // counter, and a bounded history of changes that watches replay and that
-// compaction trims. kube-apiserver's counterpart is the etcd3 store
-// (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go) with its watch
-// cache in front (pkg/storage/cacher); here both are one in-memory map.
-import { newResourceExpired } from '@kcm-ts/apimachinery';
+// compaction trims. kube-apiserver's counterpart is its watch cache
+// (staging/src/k8s.io/apiserver/pkg/storage/cacher) over the etcd3 store
+// (pkg/storage/etcd3/store.go): reads and watches are served from memory
+// here too, and every change is first kept by a StorageBackend (memory, or
+// SQLite as k3s keeps it), from which a restart rebuilds this state.
+import { StatusError, newResourceExpired, newTimeoutError } from '@kcm-ts/apimachinery';
+import { checkStoredJson } from './body-limits.js';
 import type { KubeObject } from '@kcm-ts/apimachinery';
+import { MemoryBackend } from './memory-backend.js';
+import type { KeptState, StorageBackend } from './storage-backend.js';
 
 /**
  * A committed change, as the history keeps it and watchers receive it.
@@ -34,6 +39,44 @@ export interface StorageOptions {
    * compacted it.
    */
   historyWindow?: number;
+  /**
+   * Where changes are kept, and the state to start from. Default: a new
+   * in-memory backend.
+   *
+   * @internal
+   */
+  backend?: StorageBackend;
+}
+
+// The backend forgets superseded rows in batches of at least this many
+// revisions (kine compacts every five minutes; one DELETE per write would
+// double the cost of a durable write).
+const backendCompactBatch = 1_000;
+
+/**
+ * storage/errors.go, NewTooLargeResourceVersionError: a read at a
+ * resourceVersion the storage has not reached. 504 Timeout with a
+ * `ResourceVersionTooLarge` cause, which client-go's reflector recognises
+ * and answers by listing afresh; `retryAfterSeconds` is 1 from the watch
+ * cache, 0 (left out) from etcd.
+ *
+ * @category Storage
+ */
+export function tooLargeResourceVersion(
+  rv: number,
+  current: number,
+  retryAfterSeconds: number,
+): StatusError {
+  const err = newTimeoutError(`Too large resource version: ${rv}, current: ${current}`, 0);
+  return new StatusError({
+    code: err.code,
+    reason: err.reason,
+    message: err.message,
+    details: {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}),
+    },
+  });
 }
 
 function deepFreeze<T>(value: T): T {
@@ -55,16 +98,22 @@ export function storageKey(namespace: string, name: string): string {
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * In-memory objects with a global revision and a change history. Objects are
- * stored frozen; {@link Storage.commit} is the only way to change them, and
- * it stamps `metadata.resourceVersion`.
+ * Objects with a global revision and a change history, in memory in front
+ * of a backend that keeps every change. Objects are stored frozen;
+ * {@link Storage.commit} is the only way to change them, and it stamps
+ * `metadata.resourceVersion`.
  */
 export class Storage {
   private revision = 0;
   private compacted = 0;
+  private backendCompacted = 0;
   private readonly objects = new Map<string, Map<string, KubeObject>>();
-  private history: StoredEvent[] = [];
+  // The history is `events[historyStart..]`; dropped events are sliced off
+  // in batches, so trimming one per write costs nothing.
+  private events: StoredEvent[] = [];
+  private historyStart = 0;
   private readonly listeners = new Set<(event: StoredEvent) => void>();
+  private readonly backend: StorageBackend;
   /** How many changes are kept for watches to resume from. */
   readonly historyWindow: number;
 
@@ -74,6 +123,34 @@ export class Storage {
       throw new RangeError(`historyWindow must be a positive integer, got ${String(window)}`);
     }
     this.historyWindow = window;
+    this.backend = opts.backend ?? new MemoryBackend();
+    this.restore(this.backend.load());
+  }
+
+  /** Rebuilds the objects and the history from what the backend kept. */
+  private restore(state: KeptState): void {
+    for (const c of state.base) this.bucket(c.storage).set(c.key, deepFreeze(c.object));
+    for (const c of state.changes) {
+      const bucket = this.bucket(c.storage);
+      const prev = bucket.get(c.key);
+      const object = deepFreeze(c.object);
+      if (c.type === 'DELETED') bucket.delete(c.key);
+      else bucket.set(c.key, object);
+      this.events.push({ rv: c.rv, storage: c.storage, key: c.key, type: c.type, object, prev });
+    }
+    this.revision = state.revision;
+    this.compacted = state.compacted;
+    this.backendCompacted = state.compacted;
+    this.dropHistory(this.events.length - this.historyWindow);
+  }
+
+  private bucket(storage: string): Map<string, KubeObject> {
+    let bucket = this.objects.get(storage);
+    if (!bucket) {
+      bucket = new Map();
+      this.objects.set(storage, bucket);
+    }
+    return bucket;
   }
 
   /** The revision of the latest change (0 before any). */
@@ -101,11 +178,7 @@ export class Storage {
   list(storage: string, namespace?: string): KubeObject[] {
     const all = this.objects.get(storage);
     if (!all) return [];
-    const prefix = namespace ? `${namespace}/` : '';
-    return [...all.entries()]
-      .filter(([key]) => key.startsWith(prefix))
-      .sort(([a], [b]) => compareKeys(a, b))
-      .map(([, obj]) => obj);
+    return sortedByKey(all, namespace);
   }
 
   /**
@@ -119,18 +192,14 @@ export class Storage {
       throw newResourceExpired('The resourceVersion for the provided list is too old.');
     }
     const state = new Map(this.objects.get(storage) ?? []);
-    for (let i = this.history.length - 1; i >= 0; i--) {
-      const event = this.history[i];
+    for (let i = this.events.length - 1; i >= this.historyStart; i--) {
+      const event = this.events[i];
       if (!event || event.rv <= rv) break;
       if (event.storage !== storage) continue;
       if (event.type === 'ADDED') state.delete(event.key);
       else if (event.prev) state.set(event.key, event.prev);
     }
-    const prefix = namespace ? `${namespace}/` : '';
-    return [...state.entries()]
-      .filter(([key]) => key.startsWith(prefix))
-      .sort(([a], [b]) => compareKeys(a, b))
-      .map(([, obj]) => obj);
+    return sortedByKey(state, namespace);
   }
 
   /** The changes after revision `rv`, oldest first. Throws 410 Expired if compacted. */
@@ -138,39 +207,43 @@ export class Storage {
     if (rv < this.compacted) {
       throw newResourceExpired(`too old resource version: ${rv} (${this.compacted})`);
     }
-    let lo = 0;
-    let hi = this.history.length;
+    let lo = this.historyStart;
+    let hi = this.events.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.history[mid]?.rv ?? 0) <= rv) lo = mid + 1;
+      if ((this.events[mid]?.rv ?? 0) <= rv) lo = mid + 1;
       else hi = mid;
     }
-    return this.history.slice(lo);
+    return this.events.slice(lo);
   }
 
   /**
    * Writes a change at the next revision: `object` is stored (a copy, frozen,
    * with `metadata.resourceVersion` set to the new revision), or removed when
-   * `type` is `DELETED`. Listeners hear of it before this returns.
+   * `type` is `DELETED`. The backend keeps it first, and listeners hear of
+   * it before this returns. An object over 1.5 MiB as JSON is refused, as
+   * etcd refuses it, with a 500; so is any write the backend cannot keep.
    */
   commit(storage: string, key: string, type: StoredEvent['type'], object: KubeObject): KubeObject {
-    const rv = ++this.revision;
-    const stored = deepFreeze({
-      ...structuredClone(object),
-      metadata: { ...structuredClone(object.metadata ?? {}), resourceVersion: String(rv) },
-    }) as KubeObject;
-    let bucket = this.objects.get(storage);
-    if (!bucket) {
-      bucket = new Map();
-      this.objects.set(storage, bucket);
-    }
+    const rv = this.revision + 1;
+    // One serialisation serves the size check, the copy and the backend.
+    const value = JSON.stringify({
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: String(rv) },
+    });
+    // etcd refuses a value over its request limit before anything changes.
+    if (type !== 'DELETED') checkStoredJson(value);
+    const stored = deepFreeze(JSON.parse(value) as KubeObject);
+    const bucket = this.bucket(storage);
     const prev = bucket.get(key);
+    const prevRv = Number(prev?.metadata?.resourceVersion ?? 0);
+    this.backend.append({ rv, storage, key, type, object: stored, value, prevRv });
+    this.revision = rv;
     if (type === 'DELETED') bucket.delete(key);
     else bucket.set(key, stored);
     const event: StoredEvent = { rv, storage, key, type, object: stored, prev };
-    this.history.push(event);
-    if (this.history.length > this.historyWindow)
-      this.trim(this.history.length - this.historyWindow);
+    this.events.push(event);
+    this.dropHistory(this.events.length - this.historyStart - this.historyWindow);
     for (const listener of this.listeners) listener(event);
     return stored;
   }
@@ -182,16 +255,33 @@ export class Storage {
    */
   compact(rv: number = this.revision): void {
     let drop = 0;
-    while (drop < this.history.length && (this.history[drop]?.rv ?? 0) <= rv) drop++;
-    this.trim(drop);
+    while (
+      this.historyStart + drop < this.events.length &&
+      (this.events[this.historyStart + drop]?.rv ?? 0) <= rv
+    )
+      drop++;
+    this.dropHistory(drop);
     this.compacted = Math.max(this.compacted, Math.min(rv, this.revision));
+    this.compactBackend(true);
   }
 
-  private trim(count: number): void {
+  private dropHistory(count: number): void {
     if (count <= 0) return;
-    const last = this.history[count - 1];
-    this.history = this.history.slice(count);
+    const last = this.events[this.historyStart + count - 1];
+    this.historyStart += count;
     if (last) this.compacted = Math.max(this.compacted, last.rv);
+    if (this.historyStart >= 1024 && this.historyStart * 2 >= this.events.length) {
+      this.events = this.events.slice(this.historyStart);
+      this.historyStart = 0;
+    }
+    this.compactBackend(false);
+  }
+
+  private compactBackend(now: boolean): void {
+    const behind = this.compacted - this.backendCompacted;
+    if (behind <= 0 || (!now && behind < backendCompactBatch)) return;
+    this.backend.compact(this.compacted);
+    this.backendCompacted = this.compacted;
   }
 
   /** Calls `listener` for every change from now on; returns the unsubscribe function. */
@@ -199,4 +289,12 @@ export class Storage {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+function sortedByKey(objects: Map<string, KubeObject>, namespace?: string): KubeObject[] {
+  const prefix = namespace ? `${namespace}/` : '';
+  return [...objects.entries()]
+    .filter(([key]) => key.startsWith(prefix))
+    .sort(([a], [b]) => compareKeys(a, b))
+    .map(([, obj]) => obj);
 }

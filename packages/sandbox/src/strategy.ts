@@ -5,13 +5,17 @@
 // (ReturnDeletedObject, graceful deletion for pods).
 import { defaultDeployment, defaultPod, defaultReplicaSet } from './defaults.js';
 import { plain } from './field-errors.js';
+import { allocateService, defaultService, initialServiceStatus } from './service.js';
+import { isDNS1035Label, validateService, validateServiceUpdate } from './service-validation.js';
 import type { FieldError } from './field-errors.js';
 import {
+  validateConfigMap,
   validateDeployment,
   validateLease,
   validateObjectMeta,
   validatePod,
   validateReplicaSet,
+  validateSecretData,
   validateSelectorImmutable,
 } from './validation.js';
 
@@ -24,6 +28,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export interface Strategy {
   /** Names must be DNS-1123 labels (namespaces) rather than subdomains. */
   readonly nameIsLabel: boolean;
+  /** The kind's own name rule, when it is neither (Services: DNS-1035 labels). */
+  readonly checkName?: (name: string) => string[];
   /** The kind has `metadata.generation`, set to 1 on create. */
   readonly hasGeneration: boolean;
   /** Annotation changes bump generation too (Deployments). */
@@ -52,6 +58,17 @@ export interface Strategy {
   selectableFields(o: Obj): Record<string, string>;
   /** The default grace period of a delete, in seconds; undefined for kinds deleted at once. */
   gracePeriod(o: Obj): number | undefined;
+  /**
+   * Hands out what the kind allocates before it is validated (Service
+   * ClusterIPs and NodePorts), given every stored object of its storage and
+   * the stored version on an update; returns the allocation errors.
+   */
+  allocate?(
+    o: Obj,
+    old: Obj | undefined,
+    stored: readonly Obj[],
+    random: () => number,
+  ): FieldError[];
 }
 
 const base: Strategy = {
@@ -225,8 +242,8 @@ const nodes: Strategy = {
 /**
  * A Secret as stored: type Opaque by default, and `stringData` (write-only)
  * merged into `data` as base64, overriding keys it shares with it, as the
- * v1 to internal conversion does (Convert_v1_Secret_To_core_Secret).
- * Entries that are not strings stay behind for validation to refuse.
+ * v1 to internal conversion does (Convert_v1_Secret_To_core_Secret). Values
+ * that are not strings were refused when the body was decoded.
  */
 function prepareSecret(o: Obj): void {
   if (typeof o.type !== 'string' || o.type === '') o.type = 'Opaque';
@@ -234,40 +251,47 @@ function prepareSecret(o: Obj): void {
     delete o.stringData;
     return;
   }
-  const stringData = obj(o.stringData);
   const data = { ...obj(o.data) };
-  const invalid: Obj = {};
-  for (const [key, value] of Object.entries(stringData)) {
-    if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
-    else invalid[key] = value;
+  for (const [key, value] of Object.entries(obj(o.stringData))) {
+    if (typeof value === 'string')
+      data[key] = btoa(
+        Array.from(new TextEncoder().encode(value), (b) => String.fromCharCode(b)).join(''),
+      );
   }
   o.data = data;
-  if (Object.keys(invalid).length > 0) o.stringData = invalid;
-  else delete o.stringData;
+  delete o.stringData;
 }
 
 const secrets: Strategy = {
   ...base,
   prepareForCreate: prepareSecret,
   prepareForUpdate: prepareSecret,
-  validate(o) {
-    return Object.entries(obj(o.stringData)).map(([key, value]) => ({
-      type: 'FieldValueInvalid' as const,
-      field: `stringData[${key}]`,
-      value,
-      detail: 'must be a string',
-    }));
-  },
+  validate: validateSecretData,
   selectableFields: (o) => ({ type: str(o.type) }),
+};
+
+const services: Strategy = {
+  ...base,
+  checkName: isDNS1035Label,
+  statusSubresource: true,
+  prepareForCreate(o) {
+    defaultService(o);
+    o.status = initialServiceStatus();
+  },
+  prepareForUpdate: defaultService,
+  validate: validateService,
+  validateUpdate: validateServiceUpdate,
+  allocate: allocateService,
 };
 
 const strategies: Record<string, Strategy> = {
   namespaces,
   pods,
-  configmaps: base,
+  configmaps: { ...base, validate: validateConfigMap },
   secrets,
   events: coreEvents,
   nodes,
+  services,
   'deployments.apps': deployments,
   'replicasets.apps': replicasets,
   'leases.coordination.k8s.io': leases,
@@ -280,5 +304,8 @@ export function strategyFor(storage: string): Strategy {
 
 /** Metadata validation plus the kind's own. */
 export function validateObject(strategy: Strategy, o: Obj): FieldError[] {
-  return [...validateObjectMeta(obj(o.metadata), strategy.nameIsLabel), ...strategy.validate(o)];
+  return [
+    ...validateObjectMeta(obj(o.metadata), strategy.nameIsLabel, strategy.checkName),
+    ...strategy.validate(o),
+  ];
 }

@@ -10,6 +10,7 @@ import {
   isValidLabelValue,
   labelSelectorAsSelector,
 } from '@kcm-ts/apimachinery';
+import { utf8Length } from './body-limits.js';
 import { duplicate, forbidden, invalid, notSupported, required } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
 
@@ -26,7 +27,8 @@ function nonNegative(errs: FieldError[], field: string, value: unknown): void {
   }
 }
 
-function validateStringMap(
+/** A map of strings: qualified-name keys, and label values when `checkValue`. */
+export function validateStringMap(
   errs: FieldError[],
   field: string,
   value: unknown,
@@ -45,13 +47,18 @@ function validateStringMap(
 }
 
 /** ObjectMeta: name (already generated from generateName), labels, annotations, owners. */
-export function validateObjectMeta(meta: Obj, nameIsLabel: boolean): FieldError[] {
+export function validateObjectMeta(
+  meta: Obj,
+  nameIsLabel: boolean,
+  checkName?: (name: string) => string[],
+): FieldError[] {
   const errs: FieldError[] = [];
   const name = meta.name;
   if (typeof name !== 'string' || name === '') {
     errs.push(required('metadata.name', 'name or generateName is required'));
   } else {
-    for (const msg of nameIsLabel ? isDNS1123Label(name) : isDNS1123Subdomain(name)) {
+    const check = checkName ?? (nameIsLabel ? isDNS1123Label : isDNS1123Subdomain);
+    for (const msg of check(name)) {
       errs.push(invalid('metadata.name', name, msg));
     }
   }
@@ -303,5 +310,66 @@ export function validateLease(lease: Obj): FieldError[] {
     errs.push(invalid('spec.leaseDurationSeconds', d, 'must be greater than 0'));
   }
   nonNegative(errs, 'spec.leaseTransitions', spec.leaseTransitions);
+  return errs;
+}
+
+// apimachinery's IsConfigMapKey (util/validation/validation.go).
+function configMapKeyErrors(key: string): string[] {
+  const errs: string[] = [];
+  if (key.length > 253) errs.push('must be no more than 253 characters');
+  if (!/^[-._a-zA-Z0-9]+$/.test(key)) {
+    errs.push(
+      "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    );
+  }
+  if (key === '.') errs.push("must not be '.'");
+  else if (key === '..') errs.push("must not be '..'");
+  else if (key.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+/** core.MaxSecretSize: what a ConfigMap's or Secret's data may hold, in bytes. */
+const maxSecretSize = 1024 * 1024;
+
+const tooLong = (field: string, max: number): FieldError => ({
+  type: 'FieldValueTooLong',
+  field,
+  detail: `must have at most ${max} bytes`,
+});
+
+// The bytes a base64 value decodes to (typed-fields.ts has checked it decodes).
+const decodedLength = (v: string): number => Math.floor((v.replace(/[=\r\n]/g, '').length * 3) / 4);
+
+/** ValidateConfigMap: keys are config keys, none in both maps, at most 1 MiB in all. */
+export function validateConfigMap(o: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  const data = obj(o.data);
+  const binaryData = obj(o.binaryData);
+  let total = 0;
+  for (const [key, value] of Object.entries(data)) {
+    for (const msg of configMapKeyErrors(key)) errs.push(invalid(`data[${key}]`, key, msg));
+    if (key in binaryData) {
+      errs.push(invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+    }
+    total += typeof value === 'string' ? utf8Length(value) : 0;
+  }
+  for (const [key, value] of Object.entries(binaryData)) {
+    for (const msg of configMapKeyErrors(key)) errs.push(invalid(`binaryData[${key}]`, key, msg));
+    total += typeof value === 'string' ? decodedLength(value) : 0;
+  }
+  // The field of an error about the whole object prints as "[]".
+  if (total > maxSecretSize) errs.push(tooLong('[]', maxSecretSize));
+  return errs;
+}
+
+/** ValidateSecret's data checks: keys are config keys, at most 1 MiB decoded. */
+export function validateSecretData(o: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [key, value] of Object.entries(obj(o.data))) {
+    for (const msg of configMapKeyErrors(key)) errs.push(invalid(`data[${key}]`, key, msg));
+    total += typeof value === 'string' ? decodedLength(value) : 0;
+  }
+  if (total > maxSecretSize) errs.push(tooLong('data', maxSecretSize));
   return errs;
 }

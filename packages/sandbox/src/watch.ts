@@ -6,6 +6,7 @@
 // drains; it never blocks the writer.
 import { StatusError, initialEventsEndAnnotation } from '@kcm-ts/apimachinery';
 import type { Clock, KubeObject, Timer, WatchEvent } from '@kcm-ts/apimachinery';
+import { tooLargeResourceVersion } from './storage.js';
 import type { Storage, StoredEvent } from './storage.js';
 
 /**
@@ -18,7 +19,7 @@ export interface WatchFilter {
   storage: string;
   /** True when the watcher should see this object (namespace and selectors). */
   matches(obj: KubeObject): boolean;
-  /** The object as the watcher's resource presents it (a copy). */
+  /** The object as the watcher's resource presents it (a copy, or a frozen form shared by watchers). */
   present(obj: KubeObject): KubeObject;
   /** An empty object of the watched kind, for bookmarks. */
   bookmarkObject(rv: string, annotations?: Record<string, string>): KubeObject;
@@ -42,9 +43,13 @@ export interface WatchStart {
   bookmarkInterval: number;
 }
 
+/** How many live events a watch holds for a consumer that is not reading before it ends. */
+export const maxQueuedEvents = 10_000;
+
 /**
  * A running watch: an async iterable of events that ends when the watch times
- * out, after an `ERROR` event, or when {@link Watch.stop} is called.
+ * out, after an `ERROR` event, when {@link Watch.stop} is called, or when its
+ * consumer falls 10,000 events behind.
  */
 export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
   private readonly queue: WatchEvent<KubeObject>[] = [];
@@ -54,6 +59,8 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
   private timer: Timer | undefined;
   private bookmarks: Timer | undefined;
   private lastRV: number;
+  private limit = Infinity;
+  private listener: (() => void) | undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -63,6 +70,10 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
   ) {
     this.lastRV = storage.currentRevision();
     const rv = start.resourceVersion;
+    if (start.sendInitialEvents && rv && rv !== '0' && Number(rv) > this.lastRV) {
+      this.fail(tooLargeResourceVersion(Number(rv), this.lastRV, 1));
+      return;
+    }
     const fromState =
       rv === undefined || rv === '' || rv === '0' || start.sendInitialEvents === true;
     if (fromState) {
@@ -81,6 +92,15 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
       }
     } else {
       const from = Number(rv);
+      // A version the storage has not reached can only come from before a
+      // restart (or be made up): the watcher must list afresh. kube-apiserver
+      // blocks a plain watch on it and fails a sendInitialEvents one after
+      // 3 s with this error (cacher.go, waitUntilFreshAndBlock); nothing will
+      // catch up here, so the sandbox fails both at once.
+      if (from > storage.currentRevision()) {
+        this.fail(tooLargeResourceVersion(from, storage.currentRevision(), 1));
+        return;
+      }
       let replay: StoredEvent[];
       try {
         replay = storage.changesSince(from);
@@ -90,6 +110,9 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
       }
       for (const event of replay) this.onChange(event);
     }
+    // Live events may pile up this far beyond the initial ones (cacher.go
+    // closes a watcher whose channel stays full); the consumer has stalled.
+    this.limit = this.queue.length + maxQueuedEvents;
     this.unsubscribe = storage.subscribe((event) => this.onChange(event));
     this.timer = clock.afterFunc(start.timeoutSeconds * 1000, () => this.stop());
     if (start.allowWatchBookmarks) {
@@ -115,7 +138,7 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
     else if (cur) this.push({ type: 'ADDED', object: this.filter.present(event.object) });
     else if (old && event.prev) {
       // The object left the selection: the watcher sees it deleted, at this revision.
-      const gone = this.filter.present(event.prev);
+      const gone = { ...this.filter.present(event.prev) };
       gone.metadata = { ...gone.metadata, resourceVersion: String(event.rv) };
       this.push({ type: 'DELETED', object: gone });
     }
@@ -123,7 +146,35 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
 
   private push(event: WatchEvent<KubeObject>): void {
     this.queue.push(event);
+    if (this.queue.length > this.limit) {
+      this.stop();
+      return;
+    }
     this.wake?.();
+    this.listener?.();
+  }
+
+  /**
+   * Calls `listener` whenever events are queued or the watch ends, for a
+   * consumer that drains the queue in batches with {@link Watch.take}
+   * instead of iterating (the HTTP server, which writes a watcher's queued
+   * events at once, as Go's watch server flushes only when its channel is
+   * empty).
+   *
+   * @internal
+   */
+  onReady(listener: () => void): void {
+    this.listener = listener;
+    if (this.queue.length > 0 || this.ended) listener();
+  }
+
+  /**
+   * The queued events, oldest first, taken off the queue.
+   *
+   * @internal
+   */
+  take(): WatchEvent<KubeObject>[] {
+    return this.queue.splice(0);
   }
 
   private fail(err: unknown): void {
@@ -151,6 +202,7 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
     this.timer?.stop();
     this.bookmarks?.stop();
     this.wake?.();
+    this.listener?.();
   }
 
   /** True once the watch has ended (its queue may still hold events). */

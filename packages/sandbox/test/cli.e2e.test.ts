@@ -3,7 +3,8 @@
 // clear message, and stops cleanly on SIGTERM.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,8 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  // Whatever a failed test left running from its directory (npm's grandchildren).
+  for (const pid of pidsMentioning(dir)) process.kill(pid, 'SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -49,6 +52,37 @@ function waitFor(child: ChildProcessWithoutNullStreams, text: string): Promise<s
   });
 }
 
+/** True when something accepts connections on the port. */
+const reachable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/** The ids of the processes with `text` in their command line. */
+function pidsMentioning(text: string): number[] {
+  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return ps.stdout
+    .split('\n')
+    .filter((line) => line.includes(text) && !/^\s*\d+ ps /.test(line))
+    .map((line) => Number.parseInt(line.trim(), 10))
+    .filter((pid) => pid !== process.pid);
+}
+
+const processesMentioning = (text: string): boolean => pidsMentioning(text).length > 0;
+
+async function until(cond: () => boolean, what: string, ms = 15_000): Promise<void> {
+  for (const start = Date.now(); Date.now() - start < ms;) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
 const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
   child.exitCode !== null
     ? Promise.resolve(child.exitCode)
@@ -59,7 +93,7 @@ describe('kcm-ts-sandbox', () => {
     const child = start(['--port', '0', '--kubeconfig-out', 'kc/config']);
     const out = await waitFor(child, 'ready');
     expect(out).toMatch(
-      /^kcm-ts sandbox ready at https:\/\/127\.0\.0\.1:\d+: kubectl --kubeconfig kc\/config get namespaces\n$/,
+      /^kcm-ts sandbox ready at https:\/\/127\.0\.0\.1:\d+ \(state in \.kcm-ts\): kubectl --kubeconfig kc\/config get namespaces\n$/,
     );
     const kubeconfig = path.join(dir, 'kc', 'config');
     expect((await stat(kubeconfig)).mode & 0o777).toBe(0o600);
@@ -90,11 +124,81 @@ describe('kcm-ts-sandbox', () => {
     expect(await exited(child)).toBe(0);
   });
 
+  it('keeps the cluster in .kcm-ts across a restart, and the kubeconfig stays valid', async () => {
+    const kubeconfig = path.join(dir, '.kcm-ts', 'kubeconfig');
+    const kubectl = (...args: string[]) =>
+      spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, HOME: dir },
+        input: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\ndata:\n  a: "1"\n',
+      });
+    const first = start(['--port', '0', '--nodes', '0']);
+    const out = await waitFor(first, 'ready');
+    const port = /127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? '';
+    expect(kubectl('apply', '-f', '-').stdout).toBe('configmap/kept created\n');
+    const rv = kubectl('get', 'cm', 'kept', '-o', 'jsonpath={.metadata.resourceVersion}').stdout;
+
+    // A second server on the same directory is refused while the first runs.
+    const second = start(['--port', '0', '--nodes', '0']);
+    let err = '';
+    second.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    expect(await exited(second)).toBe(1);
+    expect(err).toMatch(/the data directory .*\.kcm-ts is in use by process \d+/);
+
+    first.kill('SIGTERM');
+    expect(await exited(first)).toBe(0);
+    const again = start(['--port', port, '--nodes', '0']);
+    await waitFor(again, 'ready');
+    const read = kubectl(
+      'get',
+      'cm',
+      'kept',
+      '-o',
+      'jsonpath={.metadata.resourceVersion} {.data.a}',
+    );
+    expect(read.stderr).toBe('');
+    expect(read.stdout).toBe(`${rv} 1`);
+    again.kill('SIGTERM');
+    expect(await exited(again)).toBe(0);
+
+    // --ephemeral keeps nothing, and leaves the kept state alone.
+    const ephemeral = start(['--port', port, '--nodes', '0', '--ephemeral']);
+    expect(await waitFor(ephemeral, 'ready')).toContain('(in memory)');
+    expect(kubectl('get', 'cm', 'kept').stderr).toContain('configmaps "kept" not found');
+    ephemeral.kill('SIGTERM');
+    expect(await exited(ephemeral)).toBe(0);
+  });
+
+  it('stops, with its whole process tree, when SIGTERM goes to the npm start alone', async () => {
+    // The same shape as the repo's `npm start`: npm, its shell, tsx, node.
+    const tsxBin = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
+    const kubeconfig = path.join(dir, 'kc', 'config');
+    const script = `${tsxBin} --conditions=@kcm-ts/source ${cli} --port 0 --nodes 0 --kubeconfig-out ${kubeconfig}`;
+    await writeFile(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'launch', private: true, scripts: { start: script } }),
+    );
+    const npm = spawn('npm', ['start'], { cwd: dir });
+    children.push(npm);
+    const out = await waitFor(npm, 'ready');
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+    expect(await reachable(port)).toBe(true);
+    npm.kill('SIGTERM');
+    await exited(npm);
+    // Nothing started for this directory is left, and the port is free.
+    await until(() => !processesMentioning(dir), 'every process of the npm start has exited');
+    expect(await reachable(port)).toBe(false);
+  });
+
   it.each([
     [['--port', 'http'], '--port must be an integer from 0 to 65535, got "http"'],
     [['--history-window', '0'], '--history-window must be an integer from 1 to 10000000, got "0"'],
     [['--bogus'], "Unknown option '--bogus'"],
     [['--nodes', 'two'], '--nodes must be an integer from 0 to 100, got "two"'],
+    [
+      ['--ephemeral', '--data-dir', 'x'],
+      '--data-dir and --ephemeral exclude each other: keep the state, or keep nothing',
+    ],
   ])('rejects %j with a clear message and exit code 2', async (args, message) => {
     const child = start(args);
     let err = '';

@@ -49,3 +49,62 @@ export function call(
     req.end();
   });
 }
+
+/**
+ * Opens a watch (or any streaming GET) and resolves with the status, headers
+ * and the first `count` newline-delimited JSON lines, then closes it; `act`
+ * runs once the headers are in, to cause the events.
+ */
+export function watchLines(
+  sandbox: Sandbox,
+  path: string,
+  count: number,
+  opts: { headers?: Record<string, string>; act?: () => Promise<unknown> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; headers: RawResponse['headers']; lines: any[] }> {
+  const url = new URL(path, sandbox.url);
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${sandbox.token}`,
+    ...(opts.headers ?? {}),
+  };
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: 'GET', headers, ...(sandbox.caCert ? { ca: sandbox.caCert } : {}) },
+      (res) => {
+        const lines: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+        let pending = '';
+        const done = () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, lines });
+          req.destroy();
+        };
+        res.on('data', (c: Buffer) => {
+          pending += c.toString('utf8');
+          let nl = pending.indexOf('\n');
+          while (nl >= 0 && lines.length < count) {
+            const line = pending.slice(0, nl);
+            pending = pending.slice(nl + 1);
+            if (line.trim() !== '') lines.push(JSON.parse(line));
+            nl = pending.indexOf('\n');
+          }
+          if (lines.length >= count) done();
+        });
+        res.on('end', () => {
+          if (pending.trim() !== '' && lines.length < count) {
+            try {
+              lines.push(JSON.parse(pending));
+            } catch {
+              lines.push(pending);
+            }
+          }
+          done();
+        });
+        res.on('error', () => done());
+        if ((res.statusCode ?? 0) === 200) opts.act?.().catch(reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}

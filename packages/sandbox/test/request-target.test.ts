@@ -182,4 +182,41 @@ describe('finishNamespaces', () => {
       await held.stop();
     }
   });
+
+  it('refuses new content with the NamespaceTerminating cause, and keeps the namespace through status writes', async () => {
+    const held = await startSandbox({ insecureHttp: true, finishNamespaces: false });
+    try {
+      const namespaces = held.client('', 'namespaces');
+      await namespaces.create({ metadata: { name: 'going' } });
+      await namespaces.delete('going');
+      const cms = held.client<ConfigMap>('', 'configmaps').inNamespace('going');
+      const err = await cms.create({ metadata: { name: 'late' } }).catch((e: unknown) => e);
+      expect(err).toMatchObject({
+        code: 403,
+        reason: 'Forbidden',
+        details: {
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: 'namespace going is being terminated',
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+      });
+      // A namespace controller writes conditions while it empties the namespace;
+      // that must not delete it while `kubernetes` is still in spec.finalizers.
+      const ns = await namespaces.get('going');
+      await namespaces.updateStatus({
+        ...ns,
+        status: {
+          phase: 'Terminating',
+          conditions: [{ type: 'NamespaceContentRemaining', status: 'False' }],
+        },
+      } as never);
+      expect((await namespaces.get('going')).metadata?.name).toBe('going');
+    } finally {
+      await held.stop();
+    }
+  });
 });

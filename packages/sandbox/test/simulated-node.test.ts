@@ -241,17 +241,48 @@ describe('the simulated node', () => {
     ).toMatch(/^back-off 20s/);
   });
 
-  it('removes a deleted pod once its grace period is over', async () => {
+  it('removes a deleted pod once its containers stop, well within the grace period', async () => {
     const { pods, step, events } = await start(1, { podStartDelay: 0, podReadyDelay: 0 });
-    await pods.create(pod('web', { terminationGracePeriodSeconds: 5 }));
+    await pods.create(pod('web', { terminationGracePeriodSeconds: 30 }));
     await step(100);
+    expect(await summary(pods, 'web')).toBe('Running/Running/ready/0');
     await pods.delete('web');
     await step(100);
     expect((await pods.get('web')).metadata?.deletionTimestamp).toBeDefined();
     expect(await events('web')).toContain('Normal Killing: Stopping container app');
-    await step(4_500);
+    // The default stop time is half a second, not the 30 s grace period.
+    await step(300);
     expect((await pods.list()).items.map((p) => p.metadata?.name)).toEqual(['web']);
-    await step(1_000);
+    await step(200);
+    expect((await pods.list()).items).toEqual([]);
+  });
+
+  it('keeps a slow container (stop-delay annotation) until it stops or its grace period ends', async () => {
+    const { pods, step } = await start(1, { podStartDelay: 0, podReadyDelay: 0 });
+    await pods.create(
+      pod('slow', { terminationGracePeriodSeconds: 30 }, { [podAnnotations.stopDelay]: '3s' }),
+    );
+    await pods.create(
+      pod('stubborn', { terminationGracePeriodSeconds: 5 }, { [podAnnotations.stopDelay]: '1h' }),
+    );
+    await step(100);
+    await pods.delete('slow');
+    await pods.delete('stubborn');
+    await step(2_900);
+    expect((await pods.list()).items.map((p) => p.metadata?.name)).toEqual(['slow', 'stubborn']);
+    await step(200);
+    expect((await pods.list()).items.map((p) => p.metadata?.name)).toEqual(['stubborn']);
+    await step(2_000); // the 5 s grace period is over: killed
+    expect((await pods.list()).items).toEqual([]);
+  });
+
+  it('removes a deleted pod that never started at once', async () => {
+    const { pods, step } = await start(1, { podStartDelay: 60_000 });
+    await pods.create(pod('pending', { terminationGracePeriodSeconds: 30 }));
+    await step(100);
+    expect(await summary(pods, 'pending')).toBe('Pending/ContainerCreating/unready/0');
+    await pods.delete('pending');
+    await step(100);
     expect((await pods.list()).items).toEqual([]);
   });
 

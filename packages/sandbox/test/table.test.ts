@@ -56,10 +56,12 @@ describe('wantsTable', () => {
     ['application/json ; as = Table ; v = v1 ; g = meta.k8s.io', true],
     ['*/*;as=Table;v=v1;g=meta.k8s.io', true],
     // A transformation the sandbox does not offer is skipped, not refused.
-    ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,' + kubectlAccept, true],
+    ['application/json;as=Widget;v=v1;g=meta.k8s.io,' + kubectlAccept, true],
     ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json', false],
-    ['application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json', false],
     ['application/json;as=Table;v=v1', false],
+    // One it does offer wins when it comes first: metadata, or a v1beta1 Table.
+    ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,' + kubectlAccept, false],
+    ['application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json', true],
     // Preference: q first, then order.
     ['application/json;q=0.5,application/json;as=Table;v=v1;g=meta.k8s.io', true],
     ['application/json,application/json;as=Table;v=v1;g=meta.k8s.io', false],

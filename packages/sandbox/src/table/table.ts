@@ -9,6 +9,7 @@ import { leasePrinter } from './leases.js';
 import { namespacePrinter } from './namespaces.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
+import { servicePrinter } from './services.js';
 import type { Printer } from './printer.js';
 import type { IncludeObject, PartialObjectMetadata, Table, TableRow } from './types.js';
 import { deploymentPrinter, replicaSetPrinter } from './workloads.js';
@@ -21,6 +22,7 @@ const printers: ReadonlyMap<string, Printer> = new Map([
   ['/secrets', secretPrinter],
   ['/events', eventPrinter],
   ['/nodes', nodePrinter],
+  ['/services', servicePrinter],
   ['apps/deployments', deploymentPrinter],
   ['apps/replicasets', replicaSetPrinter],
   ['coordination.k8s.io/leases', leasePrinter],
