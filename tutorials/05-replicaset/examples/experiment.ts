@@ -1,0 +1,149 @@
+// Chapter 5's experiment: the sandbox API server over HTTPS with one
+// simulated node, and the ReplicaSet controller, alone, in the same process,
+// talking to it over HTTPS as kube-controller-manager talks to
+// kube-apiserver. kubectl does the rest.
+// Run: npm start -w tutorials/05-replicaset  (then the kubectl commands it prints)
+import { setMaxListeners } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Event } from 'kubernetes-types/core/v1.js';
+import { EventSinkImpl, newBroadcaster, type LogValues, type Logger } from '@kcm-ts/apimachinery';
+import { createClient } from '@kcm-ts/client';
+import { SharedInformerFactory } from '@kcm-ts/informer';
+import { ReplicaSetController, concurrentRSSyncs } from '@kcm-ts/replicaset';
+import { startSandbox, stopWhenLauncherExits, type Sandbox } from '@kcm-ts/sandbox';
+
+/** The ReplicaSet manifest the chapter applies. */
+export const manifest = fileURLToPath(new URL('../replicaset.yaml', import.meta.url));
+
+/** Options of {@link startExperiment}. */
+export interface ExperimentOptions {
+  /** The port on 127.0.0.1; 0 picks a free one. Default 6443. */
+  port?: number;
+  /** Where to write the kubeconfig. */
+  kubeconfigOut: string;
+  /** How long a pod takes to start, then to become ready, in ms; default 1000 each. */
+  podStartDelay?: number;
+  podReadyDelay?: number;
+  /** Where the controller's events and errors are printed; default the console. */
+  log?: (line: string) => void;
+}
+
+/** A running experiment. */
+export interface Experiment {
+  sandbox: Sandbox;
+  /** Stops the controller, its informers and events, then the sandbox. */
+  stop(): Promise<void>;
+}
+
+/** Only errors: a sync that failed is worth seeing; the rest is in the events. */
+function errorLogger(log: (line: string) => void): Logger {
+  const logger: Logger = {
+    info: () => {},
+    error: (err: unknown, msg: string, values?: LogValues) => {
+      const cause =
+        err === undefined ? '' : `: ${err instanceof Error ? err.message : JSON.stringify(err)}`;
+      log(`error: ${msg} ${JSON.stringify(values ?? {})}${cause}`);
+    },
+    v: () => logger,
+    enabled: () => false,
+    withValues: () => logger,
+    withName: () => logger,
+  };
+  return logger;
+}
+
+/** Starts the sandbox and the ReplicaSet controller, and writes the kubeconfig. */
+export async function startExperiment(opts: ExperimentOptions): Promise<Experiment> {
+  const log = opts.log ?? console.log;
+  const sandbox = await startSandbox({
+    port: opts.port ?? 6443,
+    nodes: 1,
+    podStartDelay: opts.podStartDelay ?? 1000,
+    podReadyDelay: opts.podReadyDelay ?? 1000,
+  });
+  await sandbox.writeKubeconfig(opts.kubeconfigOut);
+  const stop = new AbortController();
+  // Every request of a sync listens to this signal: hundreds at once when scaling up.
+  setMaxListeners(0, stop.signal);
+
+  //#region wiring
+  // The controller is a client of the API server like any other.
+  const client = createClient(sandbox.kubeconfigObject);
+
+  // Events: one broadcaster writing core/v1 Events through the API server,
+  // and a recorder named as kube-controller-manager names this controller's.
+  const broadcaster = newBroadcaster({ signal: stop.signal });
+  broadcaster.startRecordingToSink(new EventSinkImpl(client.events));
+  broadcaster.startEventWatcher((e: Event) => {
+    const object = `${e.involvedObject.kind?.toLowerCase()}/${e.involvedObject.name}`;
+    log(`${e.type} ${e.reason} ${object}: ${e.message}`);
+  });
+
+  // startReplicaSetController: the shared informers, the clients, the recorder.
+  const factory = new SharedInformerFactory(client, 0);
+  const controller = new ReplicaSetController({
+    replicaSets: factory.replicaSets(),
+    pods: factory.pods(),
+    client: { replicaSets: client.replicaSets, pods: client.pods },
+    recorder: broadcaster.newRecorder({ component: 'replicaset-controller' }),
+    logger: errorLogger(log),
+  });
+  factory.start(stop.signal); // after every controller has asked for its informers
+  const running = controller.run(concurrentRSSyncs, stop.signal);
+  //#endregion wiring
+
+  return {
+    sandbox,
+    async stop() {
+      stop.abort();
+      await running;
+      await factory.shutdown();
+      broadcaster.shutdown();
+      await sandbox.stop();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { port: { type: 'string' }, 'kubeconfig-out': { type: 'string' } },
+  });
+  // npm runs the script in the chapter's folder; paths are shown from where npm was started.
+  const base = process.env.INIT_CWD ?? process.cwd();
+  const kubeconfigOut = path.resolve(
+    base,
+    values['kubeconfig-out'] ?? path.join('.kcm-ts', 'kubeconfig'),
+  );
+  const port = Number(values.port ?? 6443);
+  let experiment: Experiment;
+  try {
+    experiment = await startExperiment({ port, kubeconfigOut });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    process.stderr.write(
+      `port ${port} on 127.0.0.1 is in use (is \`npm start\` running?): pick another with -- --port N\n`,
+    );
+    process.exit(2);
+  }
+  const kubectl = `kubectl --kubeconfig ${path.relative(base, kubeconfigOut)}`;
+  process.stdout.write(
+    `kcm-ts sandbox with the ReplicaSet controller ready at ${experiment.sandbox.url}: ${kubectl} apply -f ${path.relative(base, manifest)}\n`,
+  );
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('stopping\n');
+    void experiment.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // npm relays SIGTERM to its shell only: stop when the npm that started us is gone.
+  stopWhenLauncherExits(stop);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await main();
+}
