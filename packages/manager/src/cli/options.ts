@@ -1,0 +1,334 @@
+// kube-controller-manager's flags, with its names and defaults
+// (cmd/kube-controller-manager/app/options/options.go and the option groups
+// it composes: generic, leader election, secure serving, authorization,
+// replicaset, deployment, garbage collector, namespace, logs), and how they
+// become the completed configuration (options.Config, ApplyTo, Validate).
+import {
+  canonicalControllers,
+  controllersFlagHelp,
+  validateControllers,
+} from '../controller-descriptors.js';
+import {
+  defaultConfiguration,
+  formatDuration,
+  type ControllerManagerConfiguration,
+} from '../config.js';
+import type { LoggingFormat } from '../logging/logger.js';
+import { FlagError, type FlagSpec, type FlagValue } from './flags.js';
+
+const d = defaultConfiguration();
+const le = d.generic.leaderElection;
+
+/**
+ * The flags of `kcm-ts controller-manager`, named as kube-controller-manager's.
+ *
+ * @category CLI
+ */
+export const controllerManagerFlags: readonly FlagSpec[] = [
+  {
+    name: 'kubeconfig',
+    kind: 'string',
+    defaultText: '',
+    valueName: 'string',
+    help: 'Path to the kubeconfig that says where the API server is and how to authenticate to it (default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account).',
+  },
+  {
+    name: 'controllers',
+    kind: 'strings',
+    defaultText: '[*]',
+    valueName: 'strings',
+    help: controllersFlagHelp(),
+  },
+  {
+    name: 'concurrent-replicaset-syncs',
+    kind: 'int',
+    defaultText: String(d.replicaSetController.concurrentRSSyncs),
+    valueName: 'int32',
+    help: 'How many ReplicaSets may be synced at once: more workers react faster and cost more CPU and requests.',
+  },
+  {
+    name: 'concurrent-deployment-syncs',
+    kind: 'int',
+    defaultText: String(d.deploymentController.concurrentDeploymentSyncs),
+    valueName: 'int32',
+    help: 'How many Deployments may be synced at once: more workers react faster and cost more CPU and requests.',
+  },
+  {
+    name: 'concurrent-gc-syncs',
+    kind: 'int',
+    defaultText: String(d.garbageCollectorController.concurrentGCSyncs),
+    valueName: 'int32',
+    help: 'How many workers the garbage collector runs on each of its queues.',
+  },
+  {
+    name: 'enable-garbage-collector',
+    kind: 'bool',
+    defaultText: 'true',
+    help: 'Run the garbage collector, which deletes objects whose owners are gone. Keep it in step with the API server.',
+  },
+  {
+    name: 'concurrent-namespace-syncs',
+    kind: 'int',
+    defaultText: String(d.namespaceController.concurrentNamespaceSyncs),
+    valueName: 'int32',
+    help: 'How many terminating namespaces may be emptied at once.',
+  },
+  {
+    name: 'namespace-sync-period',
+    kind: 'duration',
+    defaultText: formatDuration(d.namespaceController.namespaceSyncPeriod),
+    valueName: 'duration',
+    help: 'How often the namespace controller looks at every namespace again.',
+  },
+  {
+    name: 'leader-elect',
+    kind: 'bool',
+    defaultText: 'true',
+    help: 'Hold a Lease before running the controllers, so that several replicas of the manager can run and only one acts.',
+  },
+  {
+    name: 'leader-elect-lease-duration',
+    kind: 'duration',
+    defaultText: formatDuration(le.leaseDuration),
+    valueName: 'duration',
+    help: 'How long other candidates wait, after the last renewal they saw, before taking the Lease over: the longest a stopped leader goes unreplaced.',
+  },
+  {
+    name: 'leader-elect-renew-deadline',
+    kind: 'duration',
+    defaultText: formatDuration(le.renewDeadline),
+    valueName: 'duration',
+    help: 'How long the leader keeps trying to renew before it stops leading; less than the lease duration.',
+  },
+  {
+    name: 'leader-elect-retry-period',
+    kind: 'duration',
+    defaultText: formatDuration(le.retryPeriod),
+    valueName: 'duration',
+    help: 'The wait between attempts to acquire or renew the Lease.',
+  },
+  {
+    name: 'leader-elect-resource-lock',
+    kind: 'string',
+    defaultText: le.resourceLock,
+    valueName: 'string',
+    help: "The kind of object locked for leader election; only 'leases'.",
+  },
+  {
+    name: 'leader-elect-resource-name',
+    kind: 'string',
+    defaultText: le.resourceName,
+    valueName: 'string',
+    help: 'The name of the Lease.',
+  },
+  {
+    name: 'leader-elect-resource-namespace',
+    kind: 'string',
+    defaultText: le.resourceNamespace,
+    valueName: 'string',
+    help: 'The namespace of the Lease.',
+  },
+  {
+    name: 'secure-port',
+    kind: 'int',
+    defaultText: String(d.secureServing.securePort),
+    valueName: 'int',
+    help: 'The HTTPS port of /healthz, /readyz, /livez, /metrics and /configz; 0 serves nothing.',
+  },
+  {
+    name: 'bind-address',
+    kind: 'string',
+    defaultText: d.secureServing.bindAddress,
+    valueName: 'ip',
+    help: 'The address the secure port listens on; 0.0.0.0 or :: for every interface.',
+  },
+  {
+    name: 'authorization-always-allow-paths',
+    kind: 'strings',
+    defaultText: `[${d.authorization.alwaysAllowPaths.join(',')}]`,
+    valueName: 'strings',
+    help: 'Paths served to anyone, without asking the API server (a trailing * matches a prefix).',
+  },
+  {
+    name: 'kube-api-qps',
+    kind: 'float',
+    defaultText: String(d.generic.clientConnection.qps),
+    valueName: 'float32',
+    help: 'Requests per second each controller may send to the API server.',
+  },
+  {
+    name: 'kube-api-burst',
+    kind: 'int',
+    defaultText: String(d.generic.clientConnection.burst),
+    valueName: 'int32',
+    help: 'Requests each controller may send at once above the QPS.',
+  },
+  {
+    name: 'controller-start-interval',
+    kind: 'duration',
+    defaultText: formatDuration(d.generic.controllerStartInterval),
+    valueName: 'duration',
+    help: 'A pause before each controller starts, jittered by up to as much again.',
+  },
+  {
+    name: 'min-resync-period',
+    kind: 'duration',
+    defaultText: formatDuration(d.generic.minResyncPeriod),
+    valueName: 'duration',
+    help: 'Informers resync every one to two times this period, chosen at random.',
+  },
+  {
+    name: 'v',
+    short: 'v',
+    kind: 'int',
+    defaultText: '0',
+    valueName: 'Level',
+    help: 'Log verbosity: info lines up to this level are written.',
+  },
+  {
+    name: 'logging-format',
+    kind: 'string',
+    defaultText: '"text"',
+    valueName: 'string',
+    help: 'How log lines look: "text" (klog) or "json".',
+  },
+  {
+    name: 'help',
+    short: 'h',
+    kind: 'bool',
+    defaultText: '',
+    help: 'Print this help.',
+  },
+];
+
+/**
+ * What the flags set beyond the component configuration.
+ *
+ * @category CLI
+ */
+export interface CommandOptions {
+  /** The completed configuration. */
+  config: ControllerManagerConfiguration;
+  /** `--kubeconfig`, if given. */
+  kubeconfig?: string;
+  /** `-v`. */
+  verbosity: number;
+  /** `--logging-format`. */
+  loggingFormat: LoggingFormat;
+}
+
+/**
+ * Applies parsed flags over kube-controller-manager's defaults and validates
+ * the result: Go's `options.Config` (ApplyTo, then Validate). Every problem
+ * is reported at once, as Go aggregates them.
+ *
+ * @throws FlagError listing what is wrong
+ *
+ * @category CLI
+ */
+export function completeOptions(values: ReadonlyMap<string, FlagValue>): CommandOptions {
+  const config = defaultConfiguration();
+  const get = <T extends FlagValue>(name: string): T | undefined =>
+    values.get(name) as T | undefined;
+  const errors: string[] = [];
+  const g = config.generic;
+  const l = g.leaderElection;
+
+  const controllers = get<string[]>('controllers');
+  if (controllers) {
+    errors.push(...validateControllers(controllers));
+    g.controllers = canonicalControllers(controllers);
+  }
+  const positive = (name: string, min: number): number | undefined => {
+    const v = get<number>(name);
+    if (v !== undefined && v < min) errors.push(`--${name} must be at least ${min}, got ${v}`);
+    return v;
+  };
+  config.replicaSetController.concurrentRSSyncs =
+    positive('concurrent-replicaset-syncs', 1) ?? config.replicaSetController.concurrentRSSyncs;
+  config.deploymentController.concurrentDeploymentSyncs =
+    positive('concurrent-deployment-syncs', 1) ??
+    config.deploymentController.concurrentDeploymentSyncs;
+  config.garbageCollectorController.concurrentGCSyncs =
+    positive('concurrent-gc-syncs', 1) ?? config.garbageCollectorController.concurrentGCSyncs;
+  config.garbageCollectorController.enableGarbageCollector =
+    get<boolean>('enable-garbage-collector') ??
+    config.garbageCollectorController.enableGarbageCollector;
+  config.namespaceController.concurrentNamespaceSyncs =
+    positive('concurrent-namespace-syncs', 1) ??
+    config.namespaceController.concurrentNamespaceSyncs;
+  config.namespaceController.namespaceSyncPeriod =
+    get<number>('namespace-sync-period') ?? config.namespaceController.namespaceSyncPeriod;
+
+  l.leaderElect = get<boolean>('leader-elect') ?? l.leaderElect;
+  l.leaseDuration = get<number>('leader-elect-lease-duration') ?? l.leaseDuration;
+  l.renewDeadline = get<number>('leader-elect-renew-deadline') ?? l.renewDeadline;
+  l.retryPeriod = get<number>('leader-elect-retry-period') ?? l.retryPeriod;
+  const lock = get<string>('leader-elect-resource-lock');
+  if (lock !== undefined && lock !== 'leases')
+    errors.push(
+      `--leader-elect-resource-lock: unsupported lock type ${JSON.stringify(lock)}: only "leases"`,
+    );
+  l.resourceName = get<string>('leader-elect-resource-name') ?? l.resourceName;
+  l.resourceNamespace = get<string>('leader-elect-resource-namespace') ?? l.resourceNamespace;
+  if (l.leaderElect) {
+    if (l.leaseDuration <= l.renewDeadline)
+      errors.push(
+        'leaderElection.leaseDuration: Invalid value: LeaseDuration must be greater than RenewDeadline',
+      );
+    if (l.renewDeadline <= 1.2 * l.retryPeriod)
+      errors.push(
+        'leaderElection.renewDeadline: Invalid value: RenewDeadline must be greater than RetryPeriod*JitterFactor',
+      );
+    if (l.resourceName === '')
+      errors.push('leaderElection.resourceName: Required value: resourceName is required');
+    if (l.resourceNamespace === '')
+      errors.push(
+        'leaderElection.resourceNamespace: Required value: resourceNamespace is required',
+      );
+  }
+
+  const port = get<number>('secure-port');
+  if (port !== undefined) {
+    if (port < 0 || port > 65535)
+      errors.push(
+        `--secure-port ${port} must be between 0 and 65535, inclusive. 0 for turning off secure port`,
+      );
+    config.secureServing.securePort = port;
+  }
+  const bind = get<string>('bind-address');
+  if (bind !== undefined) {
+    if (!/^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]+)$/.test(bind))
+      errors.push(`--bind-address: invalid IP address ${JSON.stringify(bind)}`);
+    config.secureServing.bindAddress = bind;
+  }
+  config.authorization.alwaysAllowPaths =
+    get<string[]>('authorization-always-allow-paths') ?? config.authorization.alwaysAllowPaths;
+
+  const qps = get<number>('kube-api-qps');
+  if (qps !== undefined) g.clientConnection.qps = qps;
+  const burst = get<number>('kube-api-burst');
+  if (burst !== undefined) {
+    if (burst < 0) errors.push(`--kube-api-burst must not be negative, got ${burst}`);
+    g.clientConnection.burst = burst;
+  }
+  g.controllerStartInterval = get<number>('controller-start-interval') ?? g.controllerStartInterval;
+  g.minResyncPeriod = get<number>('min-resync-period') ?? g.minResyncPeriod;
+
+  const verbosity = get<number>('v') ?? 0;
+  if (verbosity < 0) errors.push(`-v must not be negative, got ${verbosity}`);
+  const format = get<string>('logging-format') ?? 'text';
+  if (format !== 'text' && format !== 'json')
+    errors.push(
+      `logging format: Unsupported value: ${JSON.stringify(format)}: supported values: "json", "text"`,
+    );
+
+  if (errors.length > 0) throw new FlagError(errors.join('\n'));
+  const kubeconfig = get<string>('kubeconfig');
+  return {
+    config,
+    ...(kubeconfig ? { kubeconfig } : {}),
+    verbosity,
+    loggingFormat: format as LoggingFormat,
+  };
+}

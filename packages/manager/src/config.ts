@@ -1,0 +1,212 @@
+// kube-controller-manager's component configuration, the parts kcm-ts runs:
+// pkg/controller/apis/config (KubeControllerManagerConfiguration) with the
+// defaults of its v1alpha1 defaulting and of cmd/kube-controller-manager/app/
+// options (the flag defaults: --kube-api-qps 20, --kube-api-burst 30,
+// --secure-port 10257). Durations are milliseconds.
+
+/**
+ * Leader election settings: Go's `LeaderElectionConfiguration`.
+ *
+ * @category Configuration
+ */
+export interface LeaderElectionConfiguration {
+  /** `--leader-elect` (default true). */
+  leaderElect: boolean;
+  /** `--leader-elect-lease-duration` (15 s). */
+  leaseDuration: number;
+  /** `--leader-elect-renew-deadline` (10 s). */
+  renewDeadline: number;
+  /** `--leader-elect-retry-period` (2 s). */
+  retryPeriod: number;
+  /** `--leader-elect-resource-lock`: only `leases`. */
+  resourceLock: 'leases';
+  /** `--leader-elect-resource-name` (`kube-controller-manager`). */
+  resourceName: string;
+  /** `--leader-elect-resource-namespace` (`kube-system`). */
+  resourceNamespace: string;
+}
+
+/**
+ * The completed configuration `run` works from.
+ *
+ * @category Configuration
+ */
+export interface ControllerManagerConfiguration {
+  /** Settings every controller shares: Go's `GenericControllerManagerConfiguration`. */
+  generic: {
+    /** `--controllers`, canonical names (aliases resolved), `*` and `-name` kept. Default `['*']`. */
+    controllers: string[];
+    /** `--controller-start-interval`: each controller waits this, jittered by up to 100%, before it starts. Default 0. */
+    controllerStartInterval: number;
+    /** `--min-resync-period`: informers resync every 1–2× this (12 h). */
+    minResyncPeriod: number;
+    /** Leader election. */
+    leaderElection: LeaderElectionConfiguration;
+    /** The client's rate limit: `--kube-api-qps` (20) and `--kube-api-burst` (30). */
+    clientConnection: {
+      /** `--kube-api-qps`: requests per second, steady state (20). */
+      qps: number;
+      /** `--kube-api-burst`: requests allowed at once above the steady rate (30). */
+      burst: number;
+    };
+  };
+  /** `--concurrent-replicaset-syncs` (5). */
+  replicaSetController: {
+    /** Workers of the ReplicaSet controller. */
+    concurrentRSSyncs: number;
+  };
+  /** `--concurrent-deployment-syncs` (5). */
+  deploymentController: {
+    /** Workers of the Deployment controller. */
+    concurrentDeploymentSyncs: number;
+  };
+  /** The garbage collector: `--enable-garbage-collector` (true), `--concurrent-gc-syncs` (20). */
+  garbageCollectorController: {
+    /** `--enable-garbage-collector`: false leaves the collector out. */
+    enableGarbageCollector: boolean;
+    /** Workers of each of the collector's two queues (attempt to delete, attempt to orphan). */
+    concurrentGCSyncs: number;
+    /** Resources the collector never watches (core and events.k8s.io events). */
+    gcIgnoredResources: {
+      /** API group, `''` for the core group. */
+      group: string;
+      /** Plural resource name. */
+      resource: string;
+    }[];
+  };
+  /** `--concurrent-namespace-syncs` (10), `--namespace-sync-period` (5 min). */
+  namespaceController: {
+    /** Workers of the namespace controller. */
+    concurrentNamespaceSyncs: number;
+    /** How often every namespace is looked at again, in milliseconds. */
+    namespaceSyncPeriod: number;
+  };
+  /** The HTTPS endpoints: `--bind-address`, `--secure-port` (10257; 0 turns serving off; `'random'` picks a free port). */
+  secureServing: {
+    /** The address to listen on. */
+    bindAddress: string;
+    /** The port, 0 for none, `'random'` for a free one. */
+    securePort: number | 'random';
+  };
+  /** `--authorization-always-allow-paths`: served without asking the API server. */
+  authorization: {
+    /** Paths answered to anyone, authenticated or not. */
+    alwaysAllowPaths: string[];
+  };
+}
+
+/**
+ * The defaults of kube-controller-manager, except `bindAddress`, which is
+ * `127.0.0.1` here (kube's is `0.0.0.0`): a sandbox for one machine listens
+ * on loopback unless told otherwise.
+ *
+ * @category Configuration
+ */
+export function defaultConfiguration(): ControllerManagerConfiguration {
+  return {
+    generic: {
+      controllers: ['*'],
+      controllerStartInterval: 0,
+      minResyncPeriod: 12 * 60 * 60 * 1000,
+      leaderElection: {
+        leaderElect: true,
+        leaseDuration: 15_000,
+        renewDeadline: 10_000,
+        retryPeriod: 2_000,
+        resourceLock: 'leases',
+        resourceName: 'kube-controller-manager',
+        resourceNamespace: 'kube-system',
+      },
+      clientConnection: { qps: 20, burst: 30 },
+    },
+    replicaSetController: { concurrentRSSyncs: 5 },
+    deploymentController: { concurrentDeploymentSyncs: 5 },
+    garbageCollectorController: {
+      enableGarbageCollector: true,
+      concurrentGCSyncs: 20,
+      gcIgnoredResources: [
+        { group: '', resource: 'events' },
+        { group: 'events.k8s.io', resource: 'events' },
+      ],
+    },
+    namespaceController: { concurrentNamespaceSyncs: 10, namespaceSyncPeriod: 5 * 60 * 1000 },
+    secureServing: { bindAddress: '127.0.0.1', securePort: 10257 },
+    authorization: { alwaysAllowPaths: ['/healthz', '/readyz', '/livez'] },
+  };
+}
+
+/**
+ * Go's `time.Duration.String` for a duration in milliseconds: `12h0m0s`,
+ * `15s`, `1.5s`, `250ms`, `0s`.
+ *
+ * @category Configuration
+ */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const sign = ms < 0 ? '-' : '';
+  let rest = Math.abs(ms);
+  if (rest < 1000) {
+    // Below a second Go picks the largest unit that keeps an integer part.
+    if (rest >= 1) return `${sign}${trim(rest)}ms`;
+    if (rest >= 0.001) return `${sign}${trim(rest * 1000)}µs`;
+    return `${sign}${trim(rest * 1e6)}ns`;
+  }
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const s = `${trim(rest / 1000)}s`;
+  if (h > 0) return `${sign}${h}h${m}m${s}`;
+  if (m > 0) return `${sign}${m}m${s}`;
+  return `${sign}${s}`;
+}
+
+const trim = (n: number): string => String(Number(n.toFixed(9)));
+
+/**
+ * The configuration as `/configz` serves it: under the component's name,
+ * with Go's field names and durations as Go prints them.
+ *
+ * @category Configuration
+ */
+export function configz(config: ControllerManagerConfiguration): Record<string, unknown> {
+  const g = config.generic;
+  const le = g.leaderElection;
+  return {
+    'kubecontrollermanager.config.k8s.io': {
+      Generic: {
+        Port: config.secureServing.securePort === 'random' ? 0 : config.secureServing.securePort,
+        Address: config.secureServing.bindAddress,
+        MinResyncPeriod: formatDuration(g.minResyncPeriod),
+        ClientConnection: { QPS: g.clientConnection.qps, Burst: g.clientConnection.burst },
+        ControllerStartInterval: formatDuration(g.controllerStartInterval),
+        LeaderElection: {
+          LeaderElect: le.leaderElect,
+          LeaseDuration: formatDuration(le.leaseDuration),
+          RenewDeadline: formatDuration(le.renewDeadline),
+          RetryPeriod: formatDuration(le.retryPeriod),
+          ResourceLock: le.resourceLock,
+          ResourceName: le.resourceName,
+          ResourceNamespace: le.resourceNamespace,
+        },
+        Controllers: g.controllers,
+      },
+      ReplicaSetController: { ConcurrentRSSyncs: config.replicaSetController.concurrentRSSyncs },
+      DeploymentController: {
+        ConcurrentDeploymentSyncs: config.deploymentController.concurrentDeploymentSyncs,
+      },
+      GarbageCollectorController: {
+        EnableGarbageCollector: config.garbageCollectorController.enableGarbageCollector,
+        ConcurrentGCSyncs: config.garbageCollectorController.concurrentGCSyncs,
+        GCIgnoredResources: config.garbageCollectorController.gcIgnoredResources.map((r) => ({
+          Group: r.group,
+          Resource: r.resource,
+        })),
+      },
+      NamespaceController: {
+        NamespaceSyncPeriod: formatDuration(config.namespaceController.namespaceSyncPeriod),
+        ConcurrentNamespaceSyncs: config.namespaceController.concurrentNamespaceSyncs,
+      },
+    },
+  };
+}

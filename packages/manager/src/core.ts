@@ -1,0 +1,63 @@
+// The init functions of the core controllers kcm-ts implements
+// (cmd/kube-controller-manager/app/core.go: startGarbageCollectorController,
+// startModifiedNamespaceController).
+import { serverPreferredNamespacedResources } from './discovery.js';
+import { GarbageCollector } from './garbagecollector/garbage-collector.js';
+import { NamespaceController } from './namespace/namespace-controller.js';
+import type { InitFunc } from './controller-context.js';
+
+//#region start-garbage-collector-controller
+/**
+ * Starts the garbage collector with `--concurrent-gc-syncs` workers, unless
+ * `--enable-garbage-collector=false`. Its client may send twice the
+ * configured QPS, since every deletion costs two requests, as upstream
+ * allows. Its dependency graph is served as Graphviz DOT at
+ * `/debug/controllers/garbage-collector-controller/graph`. Go's
+ * `startGarbageCollectorController`.
+ *
+ * @category Controllers
+ */
+export const startGarbageCollectorController: InitFunc = (ctx, name, signal) => {
+  const gcConfig = ctx.componentConfig.garbageCollectorController;
+  if (!gcConfig.enableGarbageCollector) return Promise.resolve(undefined);
+  const gc = new GarbageCollector({
+    metadataClient: ctx.clientBuilder.metadataClient('generic-garbage-collector', { qpsScale: 2 }),
+    discovery: ctx.discovery,
+    ignoredResources: gcConfig.gcIgnoredResources,
+    informersStarted: ctx.informersStarted,
+    eventRecorder: ctx.eventRecorder('garbage-collector-controller'),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return Promise.resolve({
+    running: gc.run(gcConfig.concurrentGCSyncs, signal),
+    debuggingHandler: gc.debuggingHandler(),
+  });
+};
+//#endregion start-garbage-collector-controller
+
+//#region start-namespace-controller
+/**
+ * Starts the namespace controller with `--concurrent-namespace-syncs`
+ * workers and `--namespace-sync-period`. Its client may send 20 times the
+ * configured QPS with 100 times the burst, as upstream gives it, since
+ * emptying a namespace takes many requests. Go's `startNamespaceController`.
+ *
+ * @category Controllers
+ */
+export const startNamespaceController: InitFunc = (ctx, name, signal) => {
+  const nsConfig = ctx.componentConfig.namespaceController;
+  const scale = { qpsScale: 20, burstScale: 100 };
+  const controller = new NamespaceController({
+    controllerName: name,
+    kubeClient: ctx.clientBuilder.client('namespace-controller', scale),
+    metadataClient: ctx.clientBuilder.metadataClient('namespace-controller', scale),
+    discoverResourcesFn: () => serverPreferredNamespacedResources(ctx.discovery),
+    namespaceInformer: ctx.informerFactory.namespaces(),
+    resyncPeriod: nsConfig.namespaceSyncPeriod,
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return Promise.resolve({ running: controller.run(nsConfig.concurrentNamespaceSyncs, signal) });
+};
+//#endregion start-namespace-controller

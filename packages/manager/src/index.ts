@@ -1,0 +1,129 @@
+/**
+ * kube-controller-manager in TypeScript: {@link run} starts the controllers
+ * kcm-ts implements (ReplicaSet, Deployment, the garbage collector and the
+ * namespace controller) on one shared informer factory, behind leader
+ * election, with kube-controller-manager's flags, health checks, metrics and
+ * `/configz`. The `kcm-ts` command runs it against a cluster
+ * (`kcm-ts controller-manager`) or together with a sandbox (`kcm-ts up`).
+ *
+ * @packageDocumentation
+ */
+
+// The controller manager
+export { implementedControllers, run } from './controller-manager.js';
+export type { ApiServerConnection, RunOptions } from './controller-manager.js';
+export { createControllerContext, trimManagedFields } from './controller-context.js';
+export type {
+  ControllerContext,
+  ControllerContextOptions,
+  CreatedControllerContext,
+  InitFunc,
+  StartedController,
+} from './controller-context.js';
+export { configz, defaultConfiguration, formatDuration } from './config.js';
+export type { ControllerManagerConfiguration, LeaderElectionConfiguration } from './config.js';
+
+// The controller registry
+export {
+  canonicalControllers,
+  controllerAliases,
+  controllersDisabledByDefault,
+  controllersFlagHelp,
+  isControllerEnabled,
+  isDescriptorEnabled,
+  knownControllers,
+  names,
+  newControllerDescriptors,
+  validateControllers,
+} from './controller-descriptors.js';
+export type { ControllerDescriptor } from './controller-descriptors.js';
+
+// Controllers
+export { serverHasResource, startDeploymentController, startReplicaSetController } from './apps.js';
+export { startGarbageCollectorController, startNamespaceController } from './core.js';
+
+// Clients
+export { newClientBuilder } from './client-builder.js';
+export type {
+  ClientBuilderOptions,
+  ClientScale,
+  ControllerClientBuilder,
+  RestClientSource,
+} from './client-builder.js';
+
+// Endpoints
+export { DelegatingAuth, anonymousUser } from './server/delegated-auth.js';
+export type { DelegatingAuthOptions, UserInfo } from './server/delegated-auth.js';
+export { MutableHealthChecks, namedPingChecker, pingHealthz } from './server/healthz.js';
+export type { HealthAnswer, HealthChecker } from './server/healthz.js';
+export { serveSecurely } from './server/secure-serving.js';
+export type {
+  DebuggingHandler,
+  DebuggingResponse,
+  SecureServer,
+  SecureServingOptions,
+  ServingCertificate,
+} from './server/secure-serving.js';
+
+// Metrics
+export { newManagerMetrics, restClientMetrics } from './metrics/prometheus.js';
+export type {
+  HistogramDefinition,
+  ManagerMetrics,
+  MetricDefinition,
+  RestClientMetricDefinitions,
+  RestClientMetrics,
+} from './metrics/prometheus.js';
+
+// Logging
+export { newLogger } from './logging/logger.js';
+export type { LogRecord, LoggerOptions, LoggingFormat } from './logging/logger.js';
+export { formatTextLine } from './logging/text.js';
+export { formatJsonLine } from './logging/json.js';
+
+// Command line
+export { FlagError, flagUsages, parseFlags } from './cli/flags.js';
+export type { FlagKind, FlagSpec, FlagValue, ParsedFlags } from './cli/flags.js';
+export { completeOptions, controllerManagerFlags } from './cli/options.js';
+export type { CommandOptions } from './cli/options.js';
+
+// Garbage collector
+export {
+  DeferredDiscoveryRESTMapper,
+  filteredBy,
+  groupVersionResourceKey,
+  groupVersionResources,
+  serverPreferredNamespacedResources,
+  serverPreferredResources,
+  supportsAllVerbs,
+} from './discovery.js';
+export type { DiscoveryResult, RESTMapping } from './discovery.js';
+export {
+  GarbageCollector,
+  defaultConcurrentGCSyncs,
+  getDeletableResources,
+} from './garbagecollector/garbage-collector.js';
+export type {
+  DeletableResources,
+  GarbageCollectorOptions,
+} from './garbagecollector/garbage-collector.js';
+export { defaultIgnoredResources } from './garbagecollector/graph-builder.js';
+
+// Namespace controller
+export {
+  NamespaceController,
+  defaultConcurrentNamespaceSyncs,
+  namespaceDeletionGracePeriod,
+} from './namespace/namespace-controller.js';
+export type { NamespaceControllerOptions } from './namespace/namespace-controller.js';
+export {
+  NamespacedResourcesDeleter,
+  ResourcesRemainingError,
+} from './namespace/namespaced-resources-deleter.js';
+export type {
+  FinalizeNamespaceFunc,
+  NamespacedResourcesDeleterInterface,
+  NamespacedResourcesDeleterOptions,
+} from './namespace/namespaced-resources-deleter.js';
+export { namespaceConditionTypes } from './namespace/status-condition-utils.js';
+export type { NamespaceConditionType } from './namespace/status-condition-utils.js';

@@ -1,0 +1,84 @@
+import { expect, it } from 'vitest';
+import { resources } from '@kcm-ts/sandbox';
+import { run } from './03-one-process.js';
+import { renderProcess } from './process-svg.js';
+
+it('runs every controller on one informer factory, each with its own client, rate limit and queues', async () => {
+  const lines: string[] = [];
+  const map = await run((line) => lines.push(line));
+  const client = (name: string) => map.clients.find((c) => c.name === name)!;
+  const controller = (name: string) => map.controllers.find((c) => c.name === name)!;
+
+  // One factory: every informer the controllers asked for is listed once,
+  // however many controllers share it (pods and ReplicaSets feed two).
+  expect(map.sharedInformers).toEqual([
+    'deployments.apps',
+    'namespaces',
+    'pods',
+    'replicasets.apps',
+  ]);
+  for (const informer of map.sharedInformers) {
+    expect(client('shared-informers').lists.get(informer), informer).toBe(1);
+  }
+  expect(controller('replicaset-controller').informers.sort()).toEqual([
+    'pods',
+    'replicasets.apps',
+  ]);
+  expect(controller('deployment-controller').informers.sort()).toEqual([
+    'deployments.apps',
+    'pods',
+    'replicasets.apps',
+  ]);
+  expect(controller('namespace-controller').informers).toEqual(['namespaces']);
+
+  // The garbage collector watches every deletable resource the server lists,
+  // but events, through informers of its own that keep metadata only.
+  const deletable = resources
+    .filter((r) => ['delete', 'list', 'watch'].every((v) => r.verbs.includes(v as never)))
+    .filter((r) => r.resource !== 'events')
+    .map((r) => (r.group ? `${r.resource}.${r.group}` : r.resource))
+    .sort();
+  expect(map.gcMonitors).toEqual(deletable);
+  expect(controller('garbage-collector-controller').informers).toEqual([]);
+  expect(client('generic-garbage-collector').metadataOnly).toBe(true);
+
+  // Each controller writes as itself, within its own token bucket:
+  // --kube-api-qps 20 and --kube-api-burst 30, the collector's QPS doubled,
+  // the namespace controller's QPS ×20 and burst ×100, as core.go sets them.
+  expect(
+    map.controllers.map((u) => [
+      u.name,
+      u.clients,
+      u.clients.map((n) => [client(n).qps, client(n).burst]),
+    ]),
+  ).toEqual([
+    ['namespace-controller', ['namespace-controller'], [[400, 3000]]],
+    ['garbage-collector-controller', ['generic-garbage-collector'], [[40, 30]]],
+    ['deployment-controller', ['deployment-controller'], [[20, 30]]],
+    ['replicaset-controller', ['replicaset-controller'], [[20, 30]]],
+  ]);
+  expect(client('replicaset-controller').requests.get('pods')).toEqual(new Set(['create']));
+  expect(client('deployment-controller').requests.get('replicasets.apps')).toEqual(
+    new Set(['create']),
+  );
+  expect(client('generic-garbage-collector').requests.get('replicasets.apps')).toContain('delete');
+  expect(client('namespace-controller').requests.get('namespaces/finalize')).toEqual(
+    new Set(['update']),
+  );
+
+  // The queues each controller made, named as their metrics are labelled.
+  expect(map.controllers.map((u) => u.queues)).toEqual([
+    ['namespace'],
+    [
+      'garbage_collector_attempt_to_delete',
+      'garbage_collector_attempt_to_orphan',
+      'garbage_collector_graph_changes',
+    ],
+    ['deployment'],
+    ['replicaset'],
+  ]);
+
+  await expect(`${lines.join('\n')}\n`).toMatchFileSnapshot('./__output__/03-one-process.txt');
+  // The chapter's picture is drawn from this very run.
+  await expect(renderProcess(map)).toMatchFileSnapshot('../one-process.svg');
+});
