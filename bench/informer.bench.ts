@@ -36,7 +36,7 @@
 // everything down), over one segment, with v8.promiseHooks.
 //
 // Run: npm run bench:informer -w bench
-// (BENCH_PODS, BENCH_SEGMENT, BENCH_SEGMENTS, BENCH_RUNS)
+// (BENCH_PODS, BENCH_SEGMENT, BENCH_SEGMENTS, BENCH_RUNS, BENCH_CPU_PROF)
 import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -678,10 +678,23 @@ async function read(info: ServerInfo, reader: ReaderName, phase: Phase): Promise
 
 const self = fileURLToPath(import.meta.url);
 
+// BENCH_CPU_PROF=<dir>: each reader writes a V8 CPU profile there, named
+// after the reader and the phase (the profiler slows it: figures of such a
+// run are not comparable).
+const profileDir = process.env.BENCH_CPU_PROF;
+
 function child(role: string, env: Record<string, string> = {}): ChildProcess {
+  const profile =
+    profileDir !== undefined && role === 'reader'
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${profileDir}`,
+          `--cpu-prof-name=${(env['BENCH_READER'] ?? '').replace(/\W/g, '_')}-${env['BENCH_PHASE'] ?? ''}-${Date.now()}.cpuprofile`,
+        ]
+      : [];
   return fork(self, [], {
     env: { ...process.env, BENCH_ROLE: role, ...env },
-    execArgv: ['--expose-gc', '--conditions=@kcm-ts/source', '--import', 'tsx'],
+    execArgv: ['--expose-gc', '--conditions=@kcm-ts/source', '--import', 'tsx', ...profile],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
@@ -759,6 +772,8 @@ async function main(): Promise<void> {
       for (const reader of rot(eventReaders))
         record(ev, reader, await measure(server, info, reader, 'events'));
       process.stderr.write(`run ${r + 1}/${runs} done\n`);
+      // The figures so far, so that a long run that fails later still leaves them.
+      if (r + 1 < runs) report(info, sync, ev, new Map());
     }
     const promises = new Map<ReaderName, number>();
     for (const reader of ['bare', 'client stream', 'ours', 'ours+trim', 'client-node'] as const) {
@@ -786,7 +801,7 @@ function report(
 
   console.log(
     `\n${fmt(pods)} pods of ${fmt(info.podBytes)} bytes of JSON; events: ${segments} segments of ${fmt(segmentEvents)} changes` +
-      ` after one to warm up; ${runs} runs, each reader in a fresh process; Node ${process.version},` +
+      ` after one to warm up; ${ev.get('bare')?.length ?? 0} runs, each reader in a fresh process; Node ${process.version},` +
       ` client-node ${(k8s as { version?: string }).version ?? '1.4'}. Figures: median (min–max) over the runs;` +
       " ratios run by run. CPU: the reader process's own CPU time.\n",
   );

@@ -43,6 +43,8 @@ export type {
   GroupVersionKind,
   GroupVersionResource,
 } from './schema.js';
+export { builtinResources } from './resources.js';
+export type { BuiltinResourceName, ResourceInfo } from './resources.js';
 
 // Cache keys
 export {
@@ -91,6 +93,20 @@ export {
   unescapeFieldValue,
 } from './fields.js';
 export type { FieldRequirement, FieldSelector, Fields } from './fields.js';
+
+// Field errors, the causes of 422 Invalid
+export {
+  GoLiteral,
+  fieldDuplicate,
+  fieldErrorBody,
+  fieldErrorsToCauses,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+} from './field-errors.js';
+export type { FieldError, FieldErrorType } from './field-errors.js';
 
 // Status errors
 export {

@@ -9,6 +9,7 @@ import {
   type GroupKind,
   type GroupResource,
 } from './schema.js';
+import { fieldErrorBody, type FieldError } from './field-errors.js';
 import { goQuote } from './strconv.js';
 
 /**
@@ -417,19 +418,24 @@ export function newResourceExpired(message: string): StatusError {
  * and `message` are printed as `field: message`, duplicates once. Note that
  * `details.kind` holds the Kind here, not the resource.
  *
- * @param causes - one per invalid field: `reason` (such as `FieldValueInvalid`),
- *   `field` (such as `spec.replicas`) and `message` (such as `Invalid value: -1: must be
- *   greater than or equal to 0`).
+ * @param errors - one per invalid field: a {@link FieldError} (Go's
+ *   `field.Error`, such as `fieldInvalid('spec.replicas', -1, 'must be greater
+ *   than or equal to 0')`), or a Status cause already written: `reason` (such
+ *   as `FieldValueInvalid`), `field` and `message` (such as `Invalid value: -1:
+ *   must be greater than or equal to 0`).
  *
  * @category Status errors
  */
 export function newInvalid(
   qualifiedKind: GroupKind,
   name: string,
-  causes: StatusCause[],
+  errors: readonly (StatusCause | FieldError)[],
 ): StatusError {
   // errors.go, NewInvalid: the message aggregates field errors the way
   // field.ErrorList.ToAggregate does.
+  const causes: StatusCause[] = errors.map((e) =>
+    isFieldError(e) ? { reason: e.type, message: fieldErrorBody(e), field: e.field } : e,
+  );
   const messages = [...new Set(causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`))];
   const subject = `${groupKindString(qualifiedKind)} ${goQuote(name)} is invalid`;
   let message = subject;
@@ -896,4 +902,8 @@ export function suggestsClientDelay(err: unknown): number | undefined {
   const seconds = se.details.retryAfterSeconds ?? 0;
   if (se.reason === 'ServerTimeout') return seconds;
   return seconds > 0 ? seconds : undefined;
+}
+
+function isFieldError(e: StatusCause | FieldError): e is FieldError {
+  return typeof (e as FieldError).type === 'string' && !('reason' in e);
 }

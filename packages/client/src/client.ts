@@ -13,7 +13,14 @@ import type {
   Secret,
 } from 'kubernetes-types/core/v1.js';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
-import type { Clock, GroupVersionResource, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
+import {
+  builtinResources,
+  type BuiltinResourceName,
+  type Clock,
+  type GroupVersionResource,
+  type KubeObject,
+  type ResourceClient,
+} from '@kcm-ts/apimachinery';
 import {
   contextNamespace,
   loadKubeConfig,
@@ -126,8 +133,11 @@ export function createClient(source?: KubeConfigSource, opts: CreateClientOption
     gvr: GroupVersionResource,
     resourceOpts: ResourceClientOptions,
   ): ResourceClient<T> => newResourceClient<T>(kubeconfig, gvr, { ...retries, ...resourceOpts });
-  const core = <T extends KubeObject>(name: string, kind: string, namespaced = true) =>
-    resource<T>({ group: '', version: 'v1', resource: name }, { namespaced, kind });
+  // The typed clients, from the one table of built-in resources.
+  const builtin = <T extends KubeObject>(name: BuiltinResourceName) => {
+    const { group, version, resource: plural, namespaced, kind } = builtinResources[name];
+    return resource<T>({ group, version, resource: plural }, { namespaced, kind });
+  };
   return {
     kubeconfig,
     defaultNamespace: contextNamespace(kubeconfig),
@@ -138,27 +148,15 @@ export function createClient(source?: KubeConfigSource, opts: CreateClientOption
         ...metadataOpts,
         metadataOnly: true,
       }),
-    pods: core<Pod>('pods', 'Pod'),
-    configMaps: core<ConfigMap>('configmaps', 'ConfigMap'),
-    secrets: core<Secret>('secrets', 'Secret'),
-    events: core<CoreEvent>('events', 'Event'),
-    nodes: core<Node>('nodes', 'Node', false),
-    namespaces: core<Namespace>('namespaces', 'Namespace', false),
-    deployments: resource<Deployment>(
-      { group: 'apps', version: 'v1', resource: 'deployments' },
-      { namespaced: true, kind: 'Deployment' },
-    ),
-    replicaSets: resource<ReplicaSet>(
-      { group: 'apps', version: 'v1', resource: 'replicasets' },
-      { namespaced: true, kind: 'ReplicaSet' },
-    ),
-    leases: resource<Lease>(
-      { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
-      { namespaced: true, kind: 'Lease' },
-    ),
-    eventsV1: resource<EventsV1Event>(
-      { group: 'events.k8s.io', version: 'v1', resource: 'events' },
-      { namespaced: true, kind: 'Event' },
-    ),
+    pods: builtin<Pod>('pods'),
+    configMaps: builtin<ConfigMap>('configMaps'),
+    secrets: builtin<Secret>('secrets'),
+    events: builtin<CoreEvent>('events'),
+    nodes: builtin<Node>('nodes'),
+    namespaces: builtin<Namespace>('namespaces'),
+    deployments: builtin<Deployment>('deployments'),
+    replicaSets: builtin<ReplicaSet>('replicaSets'),
+    leases: builtin<Lease>('leases'),
+    eventsV1: builtin<EventsV1Event>('eventsV1'),
   };
 }

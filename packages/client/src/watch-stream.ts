@@ -6,12 +6,22 @@
 // stream, as a probable EOF does there.
 import { StringDecoder } from 'node:string_decoder';
 import type { Status } from 'kubernetes-types/meta/v1.js';
-import { isWatchEventType, newGenericServerResponse, type WatchEvent } from '@kcm-ts/apimachinery';
+import {
+  FifoBuffer,
+  isWatchEventType,
+  newGenericServerResponse,
+  type WatchEvent,
+} from '@kcm-ts/apimachinery';
 import { onAbort } from './abort-listeners.js';
 import type { Exchange } from './transport.js';
 
 // How much of a bad line the error message quotes.
 const maxQuotedLine = 256;
+
+// Decoded events held for a consumer before the response is paused, and the
+// count below which it reads again.
+const highWater = 1024;
+const lowWater = 256;
 
 // The Status of the ERROR event that stands for an undecodable event: what
 // client-go's clientErrorReporter (apimachinery pkg/api/errors/errors.go,
@@ -86,55 +96,121 @@ export function watchEvents<T>(
   // must still close the connection.
   const unsubscribe = onAbort(signal, close);
 
-  async function* events(): AsyncGenerator<WatchEvent<T>, void, undefined> {
-    const decoder = new StringDecoder('utf8');
-    let pending = '';
-    try {
-      try {
-        for await (const chunk of res) {
-          // Look for a newline only in the new text: a large object arriving
-          // in many chunks is then scanned once, not once per chunk.
-          const text = decoder.write(chunk as Buffer);
-          let newline = text.indexOf('\n');
-          if (newline >= 0) newline += pending.length;
-          pending += text;
-          while (newline >= 0) {
-            const line = pending.slice(0, newline);
-            pending = pending.slice(newline + 1);
-            newline = pending.indexOf('\n');
-            if (line.trim() === '') continue;
-            const event = decodeWatchLine<T>(line);
-            if ('problem' in event) {
-              yield { type: 'ERROR', object: watchDecodingStatus(verb, event.problem) };
-              return;
-            }
-            yield event;
-            if (event.type === 'ERROR') return;
-          }
-        }
-      } catch {
-        // A reset, an abort: the stream is over, and there is no more to say.
+  // A hand-written iterator rather than an async generator: `next()` answers
+  // from the decoded events at hand with one settled promise, where every
+  // `yield` of an async generator costs several.
+  const decoder = new StringDecoder('utf8');
+  const ready = new FifoBuffer<WatchEvent<T>>();
+  let pending = '';
+  let finished = false;
+  let paused = false;
+  let waiter: ((result: IteratorResult<WatchEvent<T>>) => void) | undefined;
+
+  const deliver = (event: WatchEvent<T>): void => {
+    if (waiter !== undefined) {
+      const wake = waiter;
+      waiter = undefined;
+      wake({ value: event, done: false });
+    } else {
+      ready.push(event);
+    }
+  };
+  // No more events: the connection closes however the stream ended.
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    res.off('data', onData);
+    unsubscribe();
+    close();
+    if (waiter !== undefined && ready.length === 0) {
+      const wake = waiter;
+      waiter = undefined;
+      wake({ value: undefined, done: true });
+    }
+  };
+  const onData = (chunk: Buffer): void => {
+    if (finished) return;
+    // Look for a newline only in the new text: a large object arriving in
+    // many chunks is then scanned once, not once per chunk.
+    const text = decoder.write(chunk);
+    let newline = text.indexOf('\n');
+    if (newline >= 0) newline += pending.length;
+    pending += text;
+    while (newline >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf('\n');
+      if (line.trim() === '') continue;
+      const event = decodeWatchLine<T>(line);
+      if ('problem' in event) {
+        deliver({ type: 'ERROR', object: watchDecodingStatus(verb, event.problem) });
+        finish();
         return;
       }
-      // The server ended the stream cleanly. A last event without its newline
-      // still counts; a cut-off one is an unexpected EOF, which ends quietly.
-      pending += decoder.end();
-      if (pending.trim() !== '') {
-        const event = decodeWatchLine<T>(pending);
-        if (!('problem' in event)) yield event;
+      deliver(event);
+      // An ERROR event is the last.
+      if (event.type === 'ERROR') {
+        finish();
+        return;
       }
-    } finally {
-      unsubscribe();
-      close();
     }
-  }
+    // Let the consumer catch up before reading more.
+    if (ready.length >= highWater && !paused) {
+      paused = true;
+      res.pause();
+    }
+  };
+  const onEnd = (): void => {
+    if (finished) return;
+    // The server ended the stream cleanly. A last event without its newline
+    // still counts; a cut-off one is an unexpected EOF, which ends quietly.
+    pending += decoder.end();
+    if (pending.trim() !== '') {
+      const event = decodeWatchLine<T>(pending);
+      if (!('problem' in event)) deliver(event);
+    }
+    finish();
+  };
+
+  const iterator: AsyncIterator<WatchEvent<T>> = {
+    next() {
+      const event = ready.shift();
+      if (event !== undefined) {
+        if (paused && !finished && ready.length <= lowWater) {
+          paused = false;
+          res.resume();
+        }
+        return Promise.resolve({ value: event, done: false });
+      }
+      if (finished) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => (waiter = resolve));
+    },
+    return() {
+      // Leaving the loop early closes the connection.
+      ready.clear();
+      finish();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+  };
 
   let started = false;
   return {
     [Symbol.asyncIterator]() {
       if (started) throw new Error('a watch can be iterated only once');
       started = true;
-      return events();
+      // Closed before iterating (an abort): nothing to read.
+      if (res.destroyed) {
+        finish();
+        return iterator;
+      }
+      res.on('data', onData);
+      res.once('end', onEnd);
+      // A reset, an abort: the stream is over, and there is no more to say.
+      res.once('error', finish);
+      res.once('close', () => {
+        if (!res.readableEnded) finish();
+      });
+      return iterator;
     },
   };
 }

@@ -243,8 +243,8 @@ export function processDeltas<T>(
       }
     }
   }
-  //#endregion process-deltas
 }
+//#endregion process-deltas
 
 /**
  * Applies a batch of changes of distinct objects to `store`, all of them

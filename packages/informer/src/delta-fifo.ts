@@ -147,8 +147,8 @@ function dedupDeltas<T>(deltas: Deltas<T>): void {
   if (out === undefined) return;
   deltas.length = n - 2;
   deltas.push(out);
-  //#endregion dedup
 }
+//#endregion dedup
 
 /** The delta to keep when `a` (newer) and `b` (older) are duplicates (isDup, isDeletionDup). */
 function isDuplicate<T>(a: Delta<T>, b: Delta<T>): Delta<T> | undefined {
@@ -265,8 +265,8 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T>, DrainableQueue<T> {
       this.#initialPopulationCount = keys.size + queuedDeletions;
       this.#checkSynced();
     }
-    //#endregion replace
   }
+  //#endregion replace
 
   resync(): void {
     if (!this.#knownObjects) return;
@@ -410,6 +410,6 @@ class DeltaFIFOImpl<T> implements DeltaFIFO<T>, DrainableQueue<T> {
       dedupDeltas(deltas);
     }
     this.#scheduleWake();
-    //#endregion queue-action
   }
+  //#endregion queue-action
 }

@@ -1,6 +1,7 @@
 // Index functions and their types: client-go tools/cache index.go.
 import { namespaceOf, type KubeObject } from '@kcm-ts/apimachinery';
 
+//#region index-types
 /**
  * Computes the values under which an object is indexed; an object may have
  * several (or none). Go's `cache.IndexFunc`; it throws where Go returns an
@@ -24,6 +25,7 @@ export type Indexers<T> = Record<string, IndexFunc<T>>;
  * @category Indexing
  */
 export type Index = Map<string, Set<string>>;
+//#endregion index-types
 
 /**
  * The name of the built-in namespace index (Go's `cache.NamespaceIndex`).
@@ -39,6 +41,7 @@ export const namespaceIndex = 'namespace';
  *
  * @category Indexing
  */
+//#region namespace-index-func
 export function metaNamespaceIndexFunc(obj: KubeObject): string[] {
   // index.go, MetaNamespaceIndexFunc
   if (obj === null || typeof obj !== 'object' || typeof obj.metadata !== 'object') {
@@ -46,3 +49,4 @@ export function metaNamespaceIndexFunc(obj: KubeObject): string[] {
   }
   return [namespaceOf(obj)];
 }
+//#endregion namespace-index-func

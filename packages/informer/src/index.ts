@@ -75,9 +75,14 @@ export type {
   WaitForCacheSyncOptions,
   WaitForNamedCacheSyncOptions,
 } from './wait-for-cache-sync.js';
-export { SharedInformerFactory, informerResources } from './shared-informer-factory.js';
+export {
+  CacheSyncError,
+  SharedInformerFactory,
+  informerResources,
+} from './shared-informer-factory.js';
 export type {
   BuiltinInformerResource,
+  FactoryWaitOptions,
   InformerResource,
   ResourceClientSource,
   ResourceInformer,

@@ -64,6 +64,8 @@ export interface NamespaceLister<T> {
    * @throws StatusError 404 NotFound, as the API server would answer, if the cache lacks it
    */
   get(name: string): T;
+  /** The object called `name` in the namespace, or `undefined` if the cache lacks it. */
+  tryGet(name: string): T | undefined;
 }
 
 /**
@@ -109,11 +111,21 @@ export class Lister<T extends KubeObject> {
     return this.#getByKey(name, name);
   }
 
+  /**
+   * The cluster-scoped object called `name`, or `undefined` if the cache
+   * lacks it: {@link Lister.get} without the NotFound error, for code that
+   * only asks whether it is there.
+   */
+  tryGet(name: string): T | undefined {
+    return this.#indexer.getByKey(name);
+  }
+
   /** A view of one namespace. */
   byNamespace(namespace: string): NamespaceLister<T> {
     return {
       list: (selector = everything()) => listAllByNamespace(this.#indexer, namespace, selector),
       get: (name) => this.#getByKey(`${namespace}/${name}`, name),
+      tryGet: (name) => this.#indexer.getByKey(`${namespace}/${name}`),
     };
   }
 

@@ -274,8 +274,8 @@ class RealFIFOImpl<T> implements RealFIFO<T>, DrainableQueue<T> {
       this.#initialPopulationCount = this.#items.length;
       this.#checkSynced();
     }
-    //#endregion real-fifo-replace
   }
+  //#endregion real-fifo-replace
 
   resync(): void {
     // the_real_fifo.go, Resync

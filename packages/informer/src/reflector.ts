@@ -473,8 +473,8 @@ export class Reflector<T> {
     this.#store.replace(result.list.items, listRV);
     this.#lastSyncResourceVersion = listRV;
     return true;
-    //#endregion reflector-list
   }
+  //#endregion reflector-list
 
   async #watchWithResync(
     signal: AbortSignal,
@@ -629,14 +629,23 @@ export class Reflector<T> {
     if (count === 0 && this.#clock.since(start) < 1000) return new VeryShortWatchError(this.name);
     this.#logger.v(4).info('Watch close', { ...this.#values(), totalItems: count });
     return undefined;
-    //#endregion reflector-watch
   }
+  //#endregion reflector-watch
 
   // reflector.go, DefaultWatchErrorHandler
   readonly #defaultWatchErrorHandler: WatchErrorHandler = (_reflector, err) => {
     if (isExpired(err)) this.#logger.v(4).info('Watch closed', { ...this.#values(), err });
     else this.#logger.error(err, 'Failed to watch', this.#values());
   };
+
+  /**
+   * What a reflector does with a failure when no handler is set: logs it
+   * through the reflector's logger (`Failed to watch`), or at verbosity 4
+   * for 410 Expired and Gone. Go's `DefaultWatchErrorHandler`, for handlers
+   * that add to it rather than replace it.
+   */
+  static readonly defaultWatchErrorHandler: WatchErrorHandler = (reflector, err) =>
+    reflector.#defaultWatchErrorHandler(reflector, err);
 
   #values(): { reflector: string; type: string } {
     return { reflector: this.name, type: this.typeDescription };

@@ -21,7 +21,7 @@ import type { ResourceEventHandler } from './event-handler.js';
 import type { InformerFeatureGates } from './feature-gates.js';
 import type { Deltas } from './queue.js';
 import type { Indexers } from './index-funcs.js';
-import type { ReflectorOptions, WatchErrorHandler } from './reflector.js';
+import { Reflector, type ReflectorOptions, type WatchErrorHandler } from './reflector.js';
 import {
   determineResyncPeriod,
   ProcessorListener,
@@ -111,6 +111,7 @@ export class SharedIndexInformer<T> {
   readonly #logger: Logger;
   #transform: TransformFunc<T> | undefined;
   #watchErrorHandler: WatchErrorHandler | undefined;
+  readonly #errorListeners = new Set<(err: unknown) => void>();
   #controller: Controller<T> | undefined;
   #started = false;
   #stopped = false;
@@ -280,7 +281,10 @@ export class SharedIndexInformer<T> {
       resyncPeriod: this.#resyncCheckPeriod,
       shouldResync: () => this.#processor.shouldResync(),
       clock: this.#clock,
-      watchErrorHandler: this.#watchErrorHandler,
+      watchErrorHandler: (reflector, err) => {
+        for (const listener of this.#errorListeners) listener(err);
+        (this.#watchErrorHandler ?? Reflector.defaultWatchErrorHandler)(reflector, err);
+      },
     });
     this.#controller = controller;
     this.#started = true;
@@ -361,6 +365,18 @@ export class SharedIndexInformer<T> {
   setWatchErrorHandler(handler: WatchErrorHandler): void {
     if (this.#started) throw new Error('informer has already started');
     this.#watchErrorHandler = handler;
+  }
+
+  /**
+   * Calls `listener` with every list-and-watch failure, besides the watch
+   * error handler; returns a function that removes it. Not in client-go: it
+   * lets {@link SharedInformerFactory.waitForCacheSync} stop waiting on an
+   * error that retrying will not fix.
+   */
+  onWatchError(listener: (err: unknown) => void): () => void {
+    const own = (err: unknown): void => listener(err);
+    this.#errorListeners.add(own);
+    return () => this.#errorListeners.delete(own);
   }
 
   /**

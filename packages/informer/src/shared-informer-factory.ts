@@ -5,8 +5,13 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { ConfigMap, Event, Namespace, Node, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import {
+  builtinResources,
   groupResourceString,
+  isForbidden,
+  isUnauthorized,
+  type BuiltinResourceName,
   type GroupVersionResource,
+  type ResourceInfo,
   type KubeObject,
   type ListerWatcher,
   type ResourceClient,
@@ -20,113 +25,37 @@ import type { TransformFunc } from './store.js';
 /**
  * A resource an informer factory can watch: its group, version and plural
  * name, its kind, whether it is namespaced, and the singular name listers
- * use in NotFound messages.
+ * use in NotFound messages. The shape of `ResourceInfo` in
+ * `@kcm-ts/apimachinery`.
  *
  * @category Informer factory
  */
-export interface InformerResource extends GroupVersionResource {
-  /** The kind of its objects, such as `Pod`. */
-  kind: string;
-  /** True for a namespaced resource. */
-  namespaced: boolean;
-  /** The singular lowercase name, such as `pod`. */
-  singular: string;
-}
+export type InformerResource = ResourceInfo;
 
 /**
  * The names of the built-in resources in {@link informerResources}.
  *
  * @category Informer factory
  */
-export type BuiltinInformerResource =
-  | 'pods'
-  | 'configMaps'
-  | 'secrets'
-  | 'nodes'
-  | 'namespaces'
-  | 'events'
-  | 'replicaSets'
-  | 'deployments'
-  | 'leases';
+export type BuiltinInformerResource = Exclude<BuiltinResourceName, 'eventsV1'>;
 
 /**
- * The built-in resources with typed accessors on {@link SharedInformerFactory}.
+ * The built-in resources with typed accessors on {@link SharedInformerFactory}:
+ * those of `builtinResources` in `@kcm-ts/apimachinery`, the table the
+ * clientset of `@kcm-ts/client` is built from too.
  *
  * @category Informer factory
  */
 export const informerResources: Readonly<Record<BuiltinInformerResource, InformerResource>> = {
-  pods: {
-    group: '',
-    version: 'v1',
-    resource: 'pods',
-    kind: 'Pod',
-    namespaced: true,
-    singular: 'pod',
-  },
-  configMaps: {
-    group: '',
-    version: 'v1',
-    resource: 'configmaps',
-    kind: 'ConfigMap',
-    namespaced: true,
-    singular: 'configmap',
-  },
-  secrets: {
-    group: '',
-    version: 'v1',
-    resource: 'secrets',
-    kind: 'Secret',
-    namespaced: true,
-    singular: 'secret',
-  },
-  nodes: {
-    group: '',
-    version: 'v1',
-    resource: 'nodes',
-    kind: 'Node',
-    namespaced: false,
-    singular: 'node',
-  },
-  namespaces: {
-    group: '',
-    version: 'v1',
-    resource: 'namespaces',
-    kind: 'Namespace',
-    namespaced: false,
-    singular: 'namespace',
-  },
-  events: {
-    group: '',
-    version: 'v1',
-    resource: 'events',
-    kind: 'Event',
-    namespaced: true,
-    singular: 'event',
-  },
-  replicaSets: {
-    group: 'apps',
-    version: 'v1',
-    resource: 'replicasets',
-    kind: 'ReplicaSet',
-    namespaced: true,
-    singular: 'replicaset',
-  },
-  deployments: {
-    group: 'apps',
-    version: 'v1',
-    resource: 'deployments',
-    kind: 'Deployment',
-    namespaced: true,
-    singular: 'deployment',
-  },
-  leases: {
-    group: 'coordination.k8s.io',
-    version: 'v1',
-    resource: 'leases',
-    kind: 'Lease',
-    namespaced: true,
-    singular: 'lease',
-  },
+  pods: builtinResources.pods,
+  configMaps: builtinResources.configMaps,
+  secrets: builtinResources.secrets,
+  nodes: builtinResources.nodes,
+  namespaces: builtinResources.namespaces,
+  events: builtinResources.events,
+  replicaSets: builtinResources.replicaSets,
+  deployments: builtinResources.deployments,
+  leases: builtinResources.leases,
 };
 
 /**
@@ -165,6 +94,47 @@ export interface SharedInformerFactoryOptions extends Omit<
   customResync?: Readonly<Record<string, number>>;
   /** Set as every informer's transform, such as {@link trimManagedFields}. */
   transform?: TransformFunc<unknown>;
+}
+
+/**
+ * Options for {@link SharedInformerFactory.waitForCacheSync}.
+ *
+ * @category Informer factory
+ */
+export interface FactoryWaitOptions {
+  /**
+   * Reject with a {@link CacheSyncError} when an informer that has not
+   * synced fails with 401 Unauthorized or 403 Forbidden, rather than wait
+   * for its retries. Default `false`, as client-go.
+   */
+  failOnAuthErrors?: boolean;
+}
+
+/**
+ * Why {@link SharedInformerFactory.waitForCacheSync} gave up: an informer
+ * could not list its resource. The API error is its `cause`, so
+ * `isUnauthorized(err)` and `isForbidden(err)` from `@kcm-ts/apimachinery`
+ * answer for it.
+ *
+ * @category Informer factory
+ */
+export class CacheSyncError extends Error {
+  /** Always `'CacheSyncError'`. */
+  override readonly name: string = 'CacheSyncError';
+  /** The resource, keyed like `pods` or `deployments.apps`. */
+  readonly resource: string;
+
+  /**
+   * @param resource - the resource, keyed like `pods`
+   * @param cause - the error its informer failed with
+   */
+  constructor(resource: string, cause: unknown) {
+    super(
+      `failed to wait for caches to sync: ${resource}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.resource = resource;
+  }
 }
 
 /**
@@ -320,17 +290,39 @@ export class SharedInformerFactory {
   /**
    * Waits until every started informer has synced or `signal` aborts, and
    * reports each one's state, keyed like `pods` or `deployments.apps`.
+   *
+   * Like client-go it waits through every failure, since the informers
+   * retry: a 403 may pass once RBAC catches up. With `failOnAuthErrors` it
+   * rejects instead with a {@link CacheSyncError} as soon as an informer not
+   * yet synced fails with 401 Unauthorized or 403 Forbidden; the informers
+   * go on retrying.
    */
-  async waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
+  async waitForCacheSync(
+    signal: AbortSignal,
+    options: FactoryWaitOptions = {},
+  ): Promise<Map<string, boolean>> {
     const started = [...this.#informers].filter(([key]) => this.#started.has(key));
     if (!signal.aborted) {
-      let onAbort = (): void => undefined;
-      const aborted = new Promise<void>((resolve) => {
-        onAbort = () => resolve();
+      const cleanups: (() => void)[] = [];
+      const stopped = new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => resolve();
         signal.addEventListener('abort', onAbort, { once: true });
+        cleanups.push(() => signal.removeEventListener('abort', onAbort));
+        if (options.failOnAuthErrors !== true) return;
+        for (const [key, informer] of started) {
+          const remove = informer.onWatchError((err) => {
+            if (!informer.hasSynced() && (isUnauthorized(err) || isForbidden(err))) {
+              reject(new CacheSyncError(key, err));
+            }
+          });
+          cleanups.push(remove);
+        }
       });
-      await Promise.race([Promise.all(started.map(([, i]) => i.whenSynced())), aborted]);
-      signal.removeEventListener('abort', onAbort);
+      try {
+        await Promise.race([Promise.all(started.map(([, i]) => i.whenSynced())), stopped]);
+      } finally {
+        for (const cleanup of cleanups) cleanup();
+      }
     }
     return new Map(started.map(([key, informer]) => [key, informer.hasSynced()]));
   }

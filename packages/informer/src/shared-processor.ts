@@ -198,8 +198,8 @@ export class ProcessorListener<T> implements ResourceEventHandlerRegistration {
       }
       this.#finished(n);
     }
-    //#endregion listener-run
   };
+  //#endregion listener-run
 
   #resume(n: Notification<T>): void {
     this.#busy = false;
@@ -276,8 +276,8 @@ export class SharedProcessor<T> {
     for (const listener of this.#listeners) {
       if (!isSync || listener.syncing) listener.add(n);
     }
-    //#endregion distribute
   }
+  //#endregion distribute
 
   /** Starts every listener's delivery. */
   run(): void {
@@ -310,8 +310,8 @@ export class SharedProcessor<T> {
       if (listener.syncing) any = true;
     }
     return any;
-    //#endregion should-resync
   }
+  //#endregion should-resync
 
   /** Recomputes every listener's period after the informer's check period changed. */
   resyncCheckPeriodChanged(checkPeriod: number): void {

@@ -177,6 +177,7 @@ class Cache<T> implements KeyedStore<T> {
     this.#store.replace(items, resourceVersion);
   }
 
+  //#region cache-writes
   add(obj: T): void {
     const key = keyOrThrow(this.#keyFunc, obj);
     this.#store.add(key, this.#transformed(obj));
@@ -190,6 +191,7 @@ class Cache<T> implements KeyedStore<T> {
   delete(obj: T): void {
     this.#store.deleteWithObject(keyOrThrow(this.#keyFunc, obj), obj);
   }
+  //#endregion cache-writes
 
   list(): T[] {
     return this.#store.list();

@@ -115,6 +115,7 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     this.update(key, obj);
   }
 
+  //#region thread-safe-update
   update(key: string, obj: T): void {
     const items = this.#items;
     if (this.#indexers.size === 0) {
@@ -128,6 +129,7 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     const rv = metaResourceVersion(obj);
     if (rv !== undefined) this.#rv = rv;
   }
+  //#endregion thread-safe-update
 
   delete(key: string): void {
     const items = this.#items;
@@ -191,10 +193,12 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     return [...(this.#indices.get(indexName)?.keys() ?? [])];
   }
 
+  //#region by-index
   byIndex(indexName: string, indexedValue: string): T[] {
     this.#indexFunc(indexName);
     return this.#objects(this.#indices.get(indexName)?.get(indexedValue) ?? new Set());
   }
+  //#endregion by-index
 
   getIndexers(): Indexers<T> {
     return Object.fromEntries(this.#indexers);
@@ -241,6 +245,7 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     }
   }
 
+  //#region index-one
   #indexOne(
     name: string,
     fn: IndexFunc<T>,
@@ -275,4 +280,5 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
       set.add(key);
     }
   }
+  //#endregion index-one
 }

@@ -79,6 +79,17 @@ describe('Lister', () => {
     expect((err as Error).message).toBe('pod "web-1" not found');
   });
 
+  it('tryGet answers undefined for a missing object instead of NotFound', () => {
+    const lister = new Lister(pods(true), { group: '', resource: 'pod' });
+    expect(lister.byNamespace('other').tryGet('web-3')?.metadata?.name).toBe('web-3');
+    expect(lister.byNamespace('other').tryGet('web-1')).toBeUndefined();
+    const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {});
+    indexer.add({ metadata: { name: 'node-1' } });
+    const nodes = new Lister(indexer, { group: '', resource: 'node' });
+    expect(nodes.tryGet('node-1')?.metadata?.name).toBe('node-1');
+    expect(nodes.tryGet('node-2')).toBeUndefined();
+  });
+
   it('gets cluster-scoped objects by name', () => {
     const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {});
     indexer.add({ metadata: { name: 'node-1' } });

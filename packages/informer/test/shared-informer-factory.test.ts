@@ -2,6 +2,11 @@
 import {
   FakeClock,
   groupResourceString,
+  isForbidden,
+  isUnauthorized,
+  newForbidden,
+  newInternalError,
+  newUnauthorized,
   type GroupVersionResource,
   type KubeObject,
   type ListerWatcher,
@@ -9,13 +14,14 @@ import {
 } from '@kcm-ts/apimachinery';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  CacheSyncError,
   SharedInformerFactory,
   informerResources,
   namespaceIndex,
   type ResourceClientSource,
 } from '../src/index.js';
 import { FakeSource } from './fake-source.js';
-import { flush } from './helpers.js';
+import { RecordingLogger, flush } from './helpers.js';
 import { Recorder, until } from './informer-harness.js';
 
 /** One FakeSource per resource; records which clients were asked for. */
@@ -183,5 +189,110 @@ describe('SharedInformerFactory', () => {
     factory.start(signal());
     await flush();
     expect(clients.source('events').calls).toEqual([]);
+  });
+});
+
+describe('SharedInformerFactory: TypeScript-first additions', () => {
+  it('rejects with a CacheSyncError on 401 or 403 when told to, naming the resource', async () => {
+    for (const err of [
+      newUnauthorized('Unauthorized'),
+      newForbidden({ group: '', resource: 'pods' }, '', new Error('no RBAC')),
+    ]) {
+      const clients = new FakeClients();
+      clients.source('pods').listErrors.push(err);
+      const clock = new FakeClock();
+      const factory = new SharedInformerFactory(clients, 0, { clock });
+      factory.pods().informer();
+      const s = signal();
+      factory.start(s);
+      let thrown: unknown;
+      try {
+        await factory.waitForCacheSync(s, { failOnAuthErrors: true });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(CacheSyncError);
+      expect((thrown as CacheSyncError).resource).toBe('pods');
+      expect((thrown as Error).message).toMatch(/^failed to wait for caches to sync: pods: /);
+      expect(isUnauthorized(thrown) || isForbidden(thrown)).toBe(true);
+      // The informer goes on retrying, and a later wait sees it synced.
+      await clock.advance(2_000);
+      expect([...(await factory.waitForCacheSync(s, { failOnAuthErrors: true }))]).toEqual([
+        ['pods', true],
+      ]);
+    }
+  });
+
+  it('waits through a 403 by default, as client-go does', async () => {
+    const clients = new FakeClients();
+    clients
+      .source('pods')
+      .listErrors.push(newForbidden({ group: '', resource: 'pods' }, '', new Error('x')));
+    const clock = new FakeClock();
+    const factory = new SharedInformerFactory(clients, 0, { clock });
+    factory.pods().informer();
+    const s = signal();
+    factory.start(s);
+    let done = false;
+    const waiting = factory.waitForCacheSync(s).then((m) => {
+      done = true;
+      return m;
+    });
+    await flush();
+    expect(done).toBe(false);
+    await clock.advance(2_000);
+    expect([...(await waiting)]).toEqual([['pods', true]]);
+  });
+
+  it('does not reject for other errors, nor for an informer already synced', async () => {
+    const clients = new FakeClients();
+    clients.source('pods').listErrors.push(newInternalError('boom'));
+    const clock = new FakeClock();
+    const factory = new SharedInformerFactory(clients, 0, { clock });
+    factory.pods().informer();
+    const s = signal();
+    factory.start(s);
+    const waiting = factory.waitForCacheSync(s, { failOnAuthErrors: true });
+    await flush();
+    await clock.advance(2_000);
+    expect([...(await waiting)]).toEqual([['pods', true]]);
+  });
+
+  it("sends the reflector's messages to the factory's logger", async () => {
+    const clients = new FakeClients();
+    clients.source('pods').listErrors.push(newInternalError('boom'));
+    const clock = new FakeClock();
+    const logger = new RecordingLogger();
+    const factory = new SharedInformerFactory(clients, 0, { clock, logger });
+    const informer = factory.pods().informer();
+    const seen: unknown[] = [];
+    const remove = informer.onWatchError((err) => seen.push(err));
+    const s = signal();
+    factory.start(s);
+    await flush();
+    expect(seen).toHaveLength(1);
+    const failed = logger.lines.find((l) => l.msg === 'Failed to watch');
+    expect(failed?.level).toBe('error');
+    expect(failed?.values?.['reflector']).toBe('pods');
+    remove();
+    clients.source('pods').listErrors.push(newInternalError('again'));
+    // The next list fails too: the logger hears it, the removed listener does not.
+    await clock.advance(2_000);
+    expect(logger.lines.filter((l) => l.msg === 'Failed to watch')).toHaveLength(2);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('gives listers a tryGet that answers undefined for a missing object', async () => {
+    const clients = new FakeClients();
+    clients.source('pods').add('web-1', 1);
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    const lister = factory.pods().lister();
+    const s = signal();
+    factory.start(s);
+    await factory.waitForCacheSync(s);
+    // The fake source's objects have no namespace: their key is the name.
+    expect(lister.tryGet('web-1')?.metadata?.name).toBe('web-1');
+    expect(lister.tryGet('nope')).toBeUndefined();
+    expect(() => lister.get('nope')).toThrow('pod "nope" not found');
   });
 });

@@ -1,6 +1,13 @@
 // The TTL-based store: pkg/kubelet/util/manager/cache_based_manager.go
 // (objectStore, NewObjectStore, GetObjectTTLFromNodeFunc, isObjectOlder).
-import { isNotFound, realClock, type Clock, type GetOptions } from '@kcm-ts/apimachinery';
+import {
+  isNotFound,
+  realClock,
+  resourceVersionOf,
+  type Clock,
+  type GetOptions,
+  type KubeObject,
+} from '@kcm-ts/apimachinery';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { NotRegisteredError, type GetObjectFunc, type Store } from './manager.js';
 
@@ -45,16 +52,15 @@ export function getObjectTTLFromNodeFunc(getNode: () => Node | undefined): GetOb
 }
 
 /** The resourceVersion as a number, as the API server's versioner parses it; 0 if it cannot. */
-function resourceVersionOf(obj: unknown): bigint {
-  const rv = (obj as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
-    ?.resourceVersion;
-  return rv !== undefined && /^\d+$/.test(rv) ? BigInt(rv) : 0n;
+function parsedResourceVersion(obj: unknown): bigint {
+  const rv = resourceVersionOf(obj as KubeObject);
+  return /^\d+$/.test(rv) ? BigInt(rv) : 0n;
 }
 
 /** Whether `newer` has a lower resourceVersion than `older`: Go's `isObjectOlder`. */
 function isObjectOlder(newer: unknown, older: unknown): boolean {
   if (newer === undefined || older === undefined) return false;
-  return resourceVersionOf(newer) < resourceVersionOf(older);
+  return parsedResourceVersion(newer) < parsedResourceVersion(older);
 }
 
 /** What the store knows of one object, and the lock that serialises its fetches. */

@@ -6,7 +6,7 @@ import {
   type CounterMetric,
   type MetricsProvider,
 } from './metrics.js';
-import { newQueue, type GetResult, type Queue } from './queue.js';
+import { newQueue, shutDownOnAbort, type GetResult, type Queue } from './queue.js';
 
 /**
  * A {@link Queue} that can also add an item after a delay: Go's
@@ -37,6 +37,8 @@ export interface DelayingQueueConfig<T> {
   clock?: Clock;
   /** The queue that ready items go into; by default a new {@link newQueue} with the same name, provider and clock. */
   queue?: Queue<T>;
+  /** Shuts the queue down when it aborts (at once if it has), as a Go controller's `defer queue.ShutDown()` does. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,7 +51,11 @@ export function newDelayingQueue<T>(config: DelayingQueueConfig<T> = {}): Delayi
   const provider = config.metricsProvider ?? globalMetricsProvider();
   const name = config.name ?? '';
   const queue = config.queue ?? newQueue<T>({ name, metricsProvider: provider, clock });
-  return new DelayingQueueImpl(queue, clock, newRetryMetric(provider, name));
+  const delaying = new DelayingQueueImpl(queue, clock, newRetryMetric(provider, name));
+  const release = shutDownOnAbort(config.signal, () => delaying.shutDown());
+  // Forget the signal however the queue is shut down.
+  delaying.onShutDown = release;
+  return delaying;
 }
 
 //#region wait-for
@@ -74,6 +80,8 @@ class DelayingQueueImpl<T> implements DelayingQueue<T> {
   #timer: Timer | undefined;
   #timerAt = Infinity;
   #stopped = false;
+  /** Called on shutdown. */
+  onShutDown: () => void = () => {};
 
   constructor(queue: Queue<T>, clock: Clock, retries: CounterMetric) {
     this.#queue = queue;
@@ -98,11 +106,13 @@ class DelayingQueueImpl<T> implements DelayingQueue<T> {
   }
 
   shutDown(): void {
+    this.onShutDown();
     this.#stop();
     this.#queue.shutDown();
   }
 
   shutDownWithDrain(): Promise<void> {
+    this.onShutDown();
     this.#stop();
     return this.#queue.shutDownWithDrain();
   }

@@ -118,6 +118,26 @@ export interface QueueConfig<T> {
   clock?: Clock;
   /** The ordering of waiting items; defaults to {@link defaultPendingQueue}. */
   queue?: PendingQueue<T>;
+  /**
+   * Shuts the queue down (as {@link Queue.shutDown}) when it aborts, as a Go
+   * controller's `defer queue.ShutDown()` does when its context ends: the
+   * lifecycle of the factory and the informers. At once if already aborted.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * Calls `shutDown` once `signal` aborts (at once if it has); returns a
+ * function that forgets the signal, for a queue shut down another way.
+ */
+export function shutDownOnAbort(signal: AbortSignal | undefined, shutDown: () => void): () => void {
+  if (signal === undefined) return () => {};
+  if (signal.aborted) {
+    shutDown();
+    return () => {};
+  }
+  signal.addEventListener('abort', shutDown, { once: true });
+  return () => signal.removeEventListener('abort', shutDown);
 }
 
 /** How often the unfinished-work gauges are refreshed (client-go's `defaultUnfinishedWorkUpdatePeriod`). */
@@ -138,7 +158,9 @@ export function newQueue<T>(config: QueueConfig<T> = {}): Queue<T> {
     config.name ?? '',
     clock,
   );
-  return new BasicQueue(clock, config.queue ?? defaultPendingQueue<T>(), metrics);
+  const queue = new BasicQueue(clock, config.queue ?? defaultPendingQueue<T>(), metrics);
+  queue.releaseSignal = shutDownOnAbort(config.signal, () => queue.shutDown());
+  return queue;
 }
 
 //#region queue-state
@@ -158,6 +180,8 @@ class BasicQueue<T> implements Queue<T> {
   #drainers: (() => void)[] = [];
   readonly #metrics: QueueMetrics<T>;
   #metricsTicker: Ticker | undefined;
+  /** Forgets the config's signal once shut down. */
+  releaseSignal: () => void = () => {};
 
   constructor(clock: Clock, queue: PendingQueue<T>, metrics: QueueMetrics<T>) {
     this.#queue = queue;
@@ -245,6 +269,7 @@ class BasicQueue<T> implements Queue<T> {
 
   #beginShutdown(): void {
     this.#shuttingDown = true;
+    this.releaseSignal();
     this.#metricsTicker?.stop();
     this.#metricsTicker = undefined;
     // Waiting workers only exist while the queue is empty, so all of them learn it is over.

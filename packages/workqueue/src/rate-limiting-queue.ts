@@ -1,6 +1,7 @@
 // The rate-limiting queue: client-go util/workqueue/rate_limiting_queue.go.
 import { newDelayingQueue, type DelayingQueue } from './delaying-queue.js';
 import type { MetricsProvider } from './metrics.js';
+import { shutDownOnAbort } from './queue.js';
 import type { Clock } from '@kcm-ts/apimachinery';
 import type { RateLimiter } from './rate-limiters.js';
 
@@ -38,6 +39,12 @@ export interface RateLimitingQueueConfig<T> {
   clock?: Clock;
   /** The delaying queue to use; by default a new one with the same name, provider and clock. */
   delayingQueue?: DelayingQueue<T>;
+  /**
+   * Shuts the queue down when it aborts, as a Go controller's
+   * `defer queue.ShutDown()` does when its context ends. At once if already
+   * aborted.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,13 +56,20 @@ export function newRateLimitingQueue<T>(
   rateLimiter: RateLimiter<T>,
   config: RateLimitingQueueConfig<T> = {},
 ): RateLimitingQueue<T> {
-  const delaying =
-    config.delayingQueue ??
-    newDelayingQueue<T>({
+  // The rate-limiting queue shuts down by shutting its delaying queue down,
+  // so the signal goes to that one.
+  let delaying: DelayingQueue<T>;
+  if (config.delayingQueue === undefined) {
+    delaying = newDelayingQueue<T>({
       name: config.name,
       metricsProvider: config.metricsProvider,
       clock: config.clock,
+      signal: config.signal,
     });
+  } else {
+    delaying = config.delayingQueue;
+    shutDownOnAbort(config.signal, () => delaying.shutDown());
+  }
   //#region rate-limiting-queue
   return {
     add: (item) => delaying.add(item),
