@@ -5,8 +5,9 @@
 // in a data directory across restarts, as `k3s server --data-dir` does.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { stopWhenLauncherExits } from './launcher-watch.js';
+import { stopWhenLauncherExits } from './edge/launcher-watch.js';
 import { startSandbox } from './sandbox.js';
+import type { Logger, LogValues } from '@kcm-ts/apimachinery';
 
 const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--data-dir DIR | --ephemeral] [--insecure-http] [--history-window N] [--nodes N]
 
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
     ...(values['insecure-http'] ? { insecureHttp: true } : {}),
     ...(historyWindow !== undefined ? { historyWindow } : {}),
     nodes,
+    logger: stderrLogger(),
   }).catch((err: unknown) => {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE')
@@ -117,3 +119,20 @@ main().catch((err: unknown) => {
   );
   process.exit(1);
 });
+
+/** Errors only, one line each on stderr: what the sandbox reports is rare and worth seeing. */
+function stderrLogger(name = '', values: LogValues = {}): Logger {
+  const self: Logger = {
+    info() {},
+    error(err, msg, more = {}) {
+      const all = { ...values, ...more, err: err instanceof Error ? err.message : String(err) };
+      const pairs = Object.entries(all).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      process.stderr.write(`${name ? `${name}: ` : ''}${msg} ${pairs.join(' ')}\n`);
+    },
+    v: () => self,
+    enabled: () => false,
+    withValues: (more) => stderrLogger(name, { ...values, ...more }),
+    withName: (n) => stderrLogger(name ? `${name}/${n}` : n, values),
+  };
+  return self;
+}

@@ -9,31 +9,32 @@
  *
  * @packageDocumentation
  */
-export { FaultLab } from './faults.js';
-export type { FailureKind, FaultFilter, RequestCounts } from './faults.js';
+export { FaultLab } from './lab/faults.js';
+export type { FailureKind, FaultFilter, RequestCounts } from './lab/faults.js';
 export { startSandbox } from './sandbox.js';
-export { stopWhenLauncherExits } from './launcher-watch.js';
-export { podAnnotations } from './kubelet.js';
-export type { Sandbox, SandboxOptions } from './sandbox.js';
-export { Registry } from './registry.js';
-export type { RegistryOptions, WriteResult } from './registry.js';
-export { Watch } from './watch.js';
-export type { WatchFilter, WatchStart } from './watch.js';
-export { inProcessClient, inProcessMetadataClient } from './in-process-client.js';
-export { resources, findResource, apiVersionOf } from './resources.js';
-export type { ResourceInfo, Subresource, Verb } from './resources.js';
+export { stopWhenLauncherExits } from './edge/launcher-watch.js';
+export { podAnnotations } from './node/kubelet.js';
+export type { Sandbox, SandboxClientOptions, SandboxOptions } from './sandbox.js';
+export { Registry } from './apiserver/registry/store.js';
+export type { RegistryOptions, WriteResult } from './apiserver/registry/store.js';
+export { Watch } from './apiserver/storage/watch.js';
+export type { WatchFilter, WatchStart } from './apiserver/storage/watch.js';
+export { inProcessClient, inProcessMetadataClient } from './client/in-process-client.js';
+export type { InProcessClientOptions } from './client/in-process-client.js';
+export { resources, findResource, apiVersionOf } from './apiserver/resources.js';
+export type { ResourceInfo, Subresource, Verb } from './apiserver/resources.js';
 export {
   apiHandler,
   defaultWatchBufferBytes,
   maxRequestBodyBytes,
   serverVersion,
-} from './server.js';
-export type { ApiHandlerOptions, ServerVersion } from './server.js';
-export type { InFlightLimits } from './inflight.js';
-export type { PartialObjectMetadata, PartialObjectMetadataList } from './response.js';
-export { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
-export type { KubeconfigParams } from './kubeconfig.js';
-export { makeCertificates } from './tls.js';
-export type { SandboxCertificates } from './tls.js';
-export { Storage } from './storage.js';
-export type { StorageOptions, StoredEvent } from './storage.js';
+} from './apiserver/server.js';
+export type { ApiHandlerOptions, ServerVersion } from './apiserver/server.js';
+export type { InFlightLimits } from './apiserver/inflight.js';
+export type { PartialObjectMetadata, PartialObjectMetadataList } from './apiserver/response.js';
+export { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './edge/kubeconfig.js';
+export type { KubeconfigParams } from './edge/kubeconfig.js';
+export { makeCertificates } from './edge/tls.js';
+export type { SandboxCertificates } from './edge/tls.js';
+export { Storage } from './apiserver/storage/storage.js';
+export type { StorageOptions, StoredEvent } from './apiserver/storage/storage.js';

@@ -3,29 +3,28 @@
 // and in-process clients for tests that want no sockets at all.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { createServer as createHttpServer } from 'node:http';
-import type { Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Clock, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
-import { TokenAuthenticator } from './authn.js';
-import { ContainerLogs } from './container-logs.js';
-import type { DataDir } from './data-dir.js';
-import { serveConnectionErrors, serverLimits } from './connections.js';
-import { inProcessClient, inProcessMetadataClient } from './in-process-client.js';
-import { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './kubeconfig.js';
-import { Registry } from './registry.js';
-import { FaultLab } from './faults.js';
-import { EventRecorder } from './events.js';
-import { SimulatedScheduler } from './scheduler.js';
-import { apiHandler } from './server.js';
-import type { PartialObjectMetadata } from './response.js';
-import { Reviewer } from './reviews.js';
-import { SimulatedNode } from './simulated-node.js';
-import { ensureKubernetesService } from './service.js';
-import { guardAgainstPlainHttp } from './plain-http.js';
-import { makeCertificates } from './tls.js';
+import type { Clock, KubeObject, Logger, ResourceClient } from '@kcm-ts/apimachinery';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { TokenAuthenticator } from './apiserver/authn.js';
+import { ContainerLogs } from './node/container-logs.js';
+import type { DataDir } from './edge/data-dir.js';
+import { createListener } from './edge/listener.js';
+import {
+  inProcessClient,
+  inProcessMetadataClient,
+  inProcessPodBinder,
+} from './client/in-process-client.js';
+import { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './edge/kubeconfig.js';
+import { Registry } from './apiserver/registry/store.js';
+import { FaultLab } from './lab/faults.js';
+import { EventRecorder } from './node/events.js';
+import { SimulatedScheduler } from './node/scheduler.js';
+import { apiHandler } from './apiserver/server.js';
+import type { PartialObjectMetadata } from './apiserver/response.js';
+import { Reviewer } from './apiserver/registry/reviews.js';
+import { SimulatedNode } from './node/simulated-node.js';
+import { ensureKubernetesService } from './apiserver/registry/service/storage.js';
+import { makeCertificates } from './edge/tls.js';
 
 /**
  * Options for {@link startSandbox}.
@@ -62,6 +61,8 @@ export interface SandboxOptions {
    * `sandbox.kcm-ts.io/stop-delay`, for a container that ignores SIGTERM.
    */
   podStopDelay?: number;
+  /** Where the simulated nodes report what goes wrong; nothing is written when unset. */
+  logger?: Logger;
   /**
    * How long a client may take to send a request's head, in ms, before the
    * connection is closed (default 32000: kube-apiserver's ReadHeaderTimeout).
@@ -93,6 +94,20 @@ export interface SandboxOptions {
 }
 
 /**
+ * Options of {@link Sandbox.client} and {@link Sandbox.metadataClient}.
+ *
+ * @category Sandbox
+ */
+export interface SandboxClientOptions {
+  /**
+   * Whether the client meets the faults of {@link Sandbox.faults} (failures,
+   * conflicts, latency, dropped and hung watches) and is counted by it, as
+   * requests over HTTP are. Default false.
+   */
+  faults?: boolean;
+}
+
+/**
  * A running sandbox API server.
  *
  * @category Sandbox
@@ -114,16 +129,27 @@ export interface Sandbox {
   readonly registry: Registry;
   /**
    * An in-process client for one resource (no HTTP, same semantics), such as
-   * `client('apps', 'deployments')` or `client('', 'pods')`.
+   * `client('apps', 'deployments')` or `client('', 'pods')`. With
+   * `{ faults: true }` it meets the fault lab's faults as an HTTP client
+   * does, on the sandbox's clock; by default it meets none, so a test can
+   * arrange its objects while faults wait for the code under test.
    */
-  client<T extends KubeObject = KubeObject>(group: string, resource: string): ResourceClient<T>;
+  client<T extends KubeObject = KubeObject>(
+    group: string,
+    resource: string,
+    opts?: SandboxClientOptions,
+  ): ResourceClient<T>;
   /**
    * An in-process metadata-only client for one resource, like client-go's
    * `metadata.NewForConfig(...).Resource(gvr)`: reads, watches, patches and
    * deletes that give `meta.k8s.io/v1` PartialObjectMetadata, as
    * kube-apiserver answers `Accept: ...;as=PartialObjectMetadata`.
    */
-  metadataClient(group: string, resource: string): ResourceClient<PartialObjectMetadata>;
+  metadataClient(
+    group: string,
+    resource: string,
+    opts?: SandboxClientOptions,
+  ): ResourceClient<PartialObjectMetadata>;
   /** Writes the kubeconfig to `file` with mode 0600. */
   writeKubeconfig(file: string): Promise<void>;
   /**
@@ -167,7 +193,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const kept =
     opts.dataDir === undefined
       ? undefined
-      : (await import('./data-dir.js')).openDataDir(opts.dataDir, opts.token);
+      : (await import('./edge/data-dir.js')).openDataDir(opts.dataDir, opts.token);
   try {
     return await serve(opts, kept);
   } catch (err) {
@@ -202,45 +228,18 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
     },
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
   });
-  const limits = serverLimits(opts);
-  const server: Server = certs
-    ? createHttpsServer({ cert: certs.cert, key: certs.key, ...limits }, handler)
-    : createHttpServer(limits, handler);
-  serveConnectionErrors(server);
-  const sockets = new Set<Socket>();
-  const track = (socket: Socket): void => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+  const listener = createListener(handler, {
+    tls: certs,
+    ...(opts.requestHeaderTimeout !== undefined
+      ? { requestHeaderTimeout: opts.requestHeaderTimeout }
+      : {}),
+    ...(opts.idleTimeout !== undefined ? { idleTimeout: opts.idleTimeout } : {}),
+  });
+  const listen = (port: number): Promise<void> => listener.listen(port);
+  const close = (): Promise<void> => {
+    faults.stop();
+    return listener.close();
   };
-  server.on('connection', track);
-  server.on('secureConnection', track);
-  // Over TLS, a front listener hands each connection to the HTTPS server
-  // after answering plain HTTP itself, as Go's server does.
-  const listener = certs
-    ? createNetServer((socket) => {
-        track(socket);
-        guardAgainstPlainHttp(
-          socket,
-          () => server.emit('connection', socket),
-          limits.headersTimeout,
-        );
-      })
-    : server;
-  const listen = (port: number): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      listener.once('error', reject);
-      listener.listen(port, '127.0.0.1', () => {
-        listener.off('error', reject);
-        resolve();
-      });
-    });
-  const close = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      faults.stop();
-      listener.close(() => resolve());
-      server.closeIdleConnections();
-      for (const socket of sockets) socket.destroy();
-    });
   await listen(opts.port ?? 0);
   const client = <T extends KubeObject>(group: string, resource: string) =>
     inProcessClient<T>(registry, registry.resource(group, resource));
@@ -248,7 +247,7 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
     await close();
     throw err;
   });
-  const port = (listener.address() as AddressInfo).port;
+  const port = listener.port();
   ensureKubernetesService(registry, port);
   serverAddress = `127.0.0.1:${port}`;
   const url = `${certs ? 'https' : 'http'}://127.0.0.1:${port}`;
@@ -263,9 +262,14 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
     kubeconfig: kubeconfigYaml(params),
     kubeconfigObject: kubeconfigObject(params),
     registry,
-    client,
-    metadataClient: (group: string, resource: string) =>
-      inProcessMetadataClient(registry, registry.resource(group, resource)),
+    client: <T extends KubeObject>(group: string, resource: string, o?: SandboxClientOptions) =>
+      inProcessClient<T>(registry, registry.resource(group, resource), o?.faults ? { faults } : {}),
+    metadataClient: (group: string, resource: string, o?: SandboxClientOptions) =>
+      inProcessMetadataClient(
+        registry,
+        registry.resource(group, resource),
+        o?.faults ? { faults } : {},
+      ),
     writeKubeconfig: (file: string) => writeKubeconfig(file, params),
     faults,
     nodes: cluster.nodes,
@@ -316,13 +320,20 @@ async function startNodes(
           podReadyDelay: opts.podReadyDelay ?? 1_000,
           podStopDelay: opts.podStopDelay ?? 500,
           logs,
+          logger: opts.logger?.withName('kubelet'),
         },
         abort.signal,
       ),
   );
   for (const node of nodes) await node.register();
   const names = nodes.map((n) => n.name);
-  const scheduler = new SimulatedScheduler(client, registry, () => names, events, clock);
+  const scheduler = new SimulatedScheduler({
+    pods: client<Pod>('', 'pods'),
+    binder: inProcessPodBinder(registry),
+    nodes: () => names,
+    events,
+    clock,
+  });
   const running = Promise.all([
     ...nodes.map((n) => n.run(abort.signal)),
     scheduler.run(abort.signal),

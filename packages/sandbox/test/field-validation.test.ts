@@ -1,6 +1,6 @@
 import { isBadRequest, isStatusError } from '@kcm-ts/apimachinery';
 import { describe, expect, it } from 'vitest';
-import { checkFields, dropUnknownFields } from '../src/field-validation.js';
+import { checkFields, dropUnknownFields } from '../src/apiserver/field-validation.js';
 
 const deployment = () => ({
   apiVersion: 'apps/v1',

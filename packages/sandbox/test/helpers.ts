@@ -1,7 +1,7 @@
 import { FakeClock } from '@kcm-ts/apimachinery';
 import type { KubeObject, WatchEvent } from '@kcm-ts/apimachinery';
-import { Registry } from '../src/registry.js';
-import type { RegistryOptions } from '../src/registry.js';
+import { Registry } from '../src/apiserver/registry/store.js';
+import type { RegistryOptions } from '../src/apiserver/registry/store.js';
 
 /** 2026-01-02T03:04:05.678Z: a fake clock start with a fractional second. */
 export const epoch = Date.UTC(2026, 0, 2, 3, 4, 5, 678);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/index.js';
 import type { Sandbox } from '../src/index.js';
-import { boolParam, int64Param, parseInt64 } from '../src/query-params.js';
+import { boolParam, int64Param, parseInt64 } from '../src/apiserver/query-params.js';
 import { call, watchLines } from './http-helpers.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';

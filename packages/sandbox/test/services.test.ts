@@ -6,9 +6,9 @@ import { isInvalid } from '@kcm-ts/apimachinery';
 import type { KubeObject } from '@kcm-ts/apimachinery';
 import type { Service } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { aggregatedDiscovery, apiResourceList } from '../src/discovery.js';
+import { aggregatedDiscovery, apiResourceList } from '../src/apiserver/discovery.js';
 import { startSandbox } from '../src/index.js';
-import { toTable } from '../src/table/index.js';
+import { toTable } from '../src/printers/index.js';
 import { epoch, newRegistry } from './helpers.js';
 
 const svc = (name: string, spec: Service['spec'] = {}): KubeObject =>

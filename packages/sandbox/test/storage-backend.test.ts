@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KubeObject } from '@kcm-ts/apimachinery';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryBackend } from '../src/memory-backend.js';
-import { SqliteBackend } from '../src/sqlite-backend.js';
-import { Storage } from '../src/storage.js';
-import type { StorageBackend } from '../src/storage-backend.js';
+import { MemoryBackend } from '../src/apiserver/storage/memory-backend.js';
+import { SqliteBackend } from '../src/edge/sqlite-backend.js';
+import { Storage } from '../src/apiserver/storage/storage.js';
+import type { StorageBackend } from '../src/apiserver/storage/backend.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -9,8 +9,8 @@ import {
   toTable,
   translateTimestampSince,
   wantsTable,
-} from '../src/table/index.js';
-import type { Table } from '../src/table/index.js';
+} from '../src/printers/index.js';
+import type { Table } from '../src/printers/index.js';
 
 const second = 1000;
 const minute = 60 * second;

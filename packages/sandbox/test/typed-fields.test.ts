@@ -3,7 +3,7 @@
 // values are refused as Go's decoder refuses them (400 on create and update,
 // 422 "patch" on a patch), keys and sizes as kube-apiserver validates them.
 import { describe, expect, it } from 'vitest';
-import { base64ErrorOffset } from '../src/typed-fields.js';
+import { base64ErrorOffset } from '../src/apiserver/registry/typed-fields.js';
 import { newRegistry } from './helpers.js';
 
 function caught(fn: () => unknown): {

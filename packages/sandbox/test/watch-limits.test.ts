@@ -4,7 +4,7 @@
 // reading is cut off instead of growing the server's memory.
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { maxQueuedEvents } from '../src/watch.js';
+import { maxQueuedEvents } from '../src/apiserver/storage/watch.js';
 import { startSandbox } from '../src/index.js';
 import { configMap, drain, newRegistry } from './helpers.js';
 import { call, watchLines } from './http-helpers.js';

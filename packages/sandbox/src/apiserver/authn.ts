@@ -3,8 +3,9 @@
 // (staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/
 // bearertoken.go, AuthenticateRequest) and checked as a static token file
 // would check it (.../authentication/token/tokenfile). The token's user is
-// the cluster admin, in `system:masters` as kubeadm's admin is.
-import { timingSafeEqual } from 'node:crypto';
+// the cluster admin, in `system:masters` as kubeadm's admin is. The
+// comparison is Go's crypto/subtle ConstantTimeCompare, written out so that
+// the registry (which authenticates TokenReviews) needs no `node:` module.
 
 /**
  * A user as kube-apiserver's authenticators describe one (authentication/v1
@@ -49,24 +50,34 @@ export function bearerToken(header: string | undefined): string | undefined {
  * allowed.
  */
 export class TokenAuthenticator {
-  readonly #expected: Buffer | undefined;
+  readonly #expected: Uint8Array | undefined;
 
   constructor(token: string | undefined) {
-    this.#expected = token ? Buffer.from(token) : undefined;
+    this.#expected = token ? utf8.encode(token) : undefined;
   }
 
   /** The user of `token`, or `undefined` if it is not the sandbox's. */
   authenticateToken(token: string | undefined): UserInfo | undefined {
     if (!this.#expected) return sandboxAdmin;
     if (token === undefined) return undefined;
-    const got = Buffer.from(token);
-    return got.length === this.#expected.length && timingSafeEqual(got, this.#expected)
-      ? sandboxAdmin
-      : undefined;
+    return constantTimeEqual(utf8.encode(token), this.#expected) ? sandboxAdmin : undefined;
   }
 
   /** The user of a request's Authorization header, or `undefined`. */
   authenticateHeader(header: string | undefined): UserInfo | undefined {
     return this.authenticateToken(bearerToken(header));
   }
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Whether two byte strings are equal, taking the same time wherever they
+ * differ (crypto/subtle ConstantTimeCompare): the length is not secret.
+ */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
 }

@@ -7,8 +7,8 @@ import type { KubeObject, ObjectList } from '@kcm-ts/apimachinery';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { NegotiatedOutput } from './negotiation.js';
 import { notAcceptableMessage } from './negotiation.js';
-import { toTable } from './table/index.js';
-import type { IncludeObject } from './table/index.js';
+import { toTable } from '../printers/index.js';
+import type { IncludeObject } from '../printers/index.js';
 
 /**
  * A `meta.k8s.io` PartialObjectMetadata: an object's full metadata and

@@ -1,7 +1,10 @@
 // A ResourceClient that calls the registry directly: the same semantics as
 // the HTTP API (the same code decides), without sockets or JSON, for fast
 // unit tests of controllers; and its metadata-only form, as client-go's
-// metadata/metadata.go reads PartialObjectMetadata.
+// metadata/metadata.go reads PartialObjectMetadata. Given the fault lab, it
+// meets the faults an HTTP client would (the server's filter chain,
+// staging/src/k8s.io/apiserver/pkg/server/config.go, stands in the lab's
+// place), so fault tests can run on a fake clock.
 import type {
   CreateOptions,
   DeleteOptions,
@@ -17,10 +20,13 @@ import type {
 } from '@kcm-ts/apimachinery';
 import { isStatus, newMethodNotSupported, newNotFound } from '@kcm-ts/apimachinery';
 import type { Status } from 'kubernetes-types/meta/v1.js';
-import type { Registry } from './registry.js';
-import { asPartialObjectMetadata, asPartialObjectMetadataList } from './response.js';
-import type { PartialObjectMetadata } from './response.js';
-import type { ResourceInfo } from './resources.js';
+import type { Binding } from 'kubernetes-types/core/v1.js';
+import type { FaultLab } from '../lab/faults.js';
+import type { Registry } from '../apiserver/registry/store.js';
+import { asPartialObjectMetadata, asPartialObjectMetadataList } from '../apiserver/response.js';
+import type { PartialObjectMetadata } from '../apiserver/response.js';
+import type { ResourceInfo, Verb } from '../apiserver/resources.js';
+import type { Watch } from '../apiserver/storage/watch.js';
 
 function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason;
@@ -34,12 +40,43 @@ async function later<T>(signal: AbortSignal | undefined, fn: () => T): Promise<T
   return fn();
 }
 
+/**
+ * Options of an in-process client.
+ *
+ * @category Client
+ */
+export interface InProcessClientOptions {
+  /**
+   * The fault lab whose faults this client meets, as HTTP clients do: planned
+   * failures, latency on the sandbox's clock, dropped and hung watches, and
+   * the request counts. Without it the client meets none.
+   */
+  faults?: FaultLab;
+}
+
 class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
   constructor(
     private readonly registry: Registry,
     private readonly info: ResourceInfo,
     readonly namespace: string | undefined,
+    private readonly faults?: FaultLab,
   ) {}
+
+  /** Answers on a later tick, after the faults a request with this verb meets. */
+  private async call<R>(
+    verb: Verb,
+    name: string,
+    signal: AbortSignal | undefined,
+    fn: () => R,
+  ): Promise<R> {
+    if (!this.faults) return later(signal, fn);
+    await Promise.resolve();
+    checkSignal(signal);
+    const { group, resource } = this.info;
+    await this.faults.beforeRequest(verb, { group, resource }, name);
+    checkSignal(signal);
+    return fn();
+  }
 
   private ns(obj?: KubeObject): string {
     if (!this.info.namespaced) return '';
@@ -51,36 +88,50 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
       this.registry,
       this.info,
       namespace === '' ? undefined : namespace,
+      this.faults,
     );
   }
 
   list(opts: ListOptions = {}): Promise<ObjectList<T>> {
-    return later(
+    return this.call(
+      'list',
+      '',
       opts.signal,
       () => this.registry.list(this.info, this.ns(), opts) as ObjectList<T>,
     );
   }
 
   watch(opts: ListOptions = {}): Promise<AsyncIterable<WatchEvent<T>>> {
-    return later(opts.signal, () => {
+    return this.call('watch', '', opts.signal, () => {
       const watch = this.registry.watch(this.info, this.ns(), opts);
       opts.signal?.addEventListener('abort', () => watch.stop(), { once: true });
-      return watch as AsyncIterable<WatchEvent<T>>;
+      const events = this.faults ? faultedWatch(watch, this.faults, this.info, opts.signal) : watch;
+      return events as AsyncIterable<WatchEvent<T>>;
     });
   }
 
   get(name: string, opts: GetOptions = {}): Promise<T> {
-    return later(opts.signal, () => this.registry.get(this.info, this.ns(), name) as T);
+    return this.call(
+      'get',
+      name,
+      opts.signal,
+      () => this.registry.get(this.info, this.ns(), name) as T,
+    );
   }
 
   create(obj: T, opts: CreateOptions = {}): Promise<T> {
-    return later(opts.signal, () => this.registry.create(this.info, this.ns(obj), obj, opts) as T);
+    return this.call(
+      'create',
+      '',
+      opts.signal,
+      () => this.registry.create(this.info, this.ns(obj), obj, opts) as T,
+    );
   }
 
   update(obj: T, opts: UpdateOptions = {}): Promise<T> {
     const { subresource, ...rest } = opts;
-    return later(opts.signal, () => {
-      const name = obj.metadata?.name ?? '';
+    const name = obj.metadata?.name ?? '';
+    return this.call('update', name, opts.signal, () => {
       if (subresource === 'finalize' && this.info.storage === 'namespaces')
         return this.registry.finalizeNamespace(name, obj) as T;
       if (subresource !== undefined && subresource !== 'status') {
@@ -97,10 +148,13 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
   }
 
   updateStatus(obj: T, opts: UpdateOptions = {}): Promise<T> {
-    return later(
+    const name = obj.metadata?.name ?? '';
+    return this.call(
+      'update',
+      name,
       opts.signal,
       () =>
-        this.registry.update(this.info, this.ns(obj), obj.metadata?.name ?? '', obj, {
+        this.registry.update(this.info, this.ns(obj), name, obj, {
           ...opts,
           subresource: 'status',
         }).object as T,
@@ -108,14 +162,18 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
   }
 
   patch(name: string, patch: Patch, opts: PatchOptions = {}): Promise<T> {
-    return later(
+    return this.call(
+      'patch',
+      name,
       opts.signal,
       () => this.registry.patch(this.info, this.ns(), name, patch, opts).object as T,
     );
   }
 
   patchStatus(name: string, patch: Patch, opts: PatchOptions = {}): Promise<T> {
-    return later(
+    return this.call(
+      'patch',
+      name,
       opts.signal,
       () =>
         this.registry.patch(this.info, this.ns(), name, patch, { ...opts, subresource: 'status' })
@@ -124,33 +182,86 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
   }
 
   delete(name: string, opts: DeleteOptions = {}): Promise<T | Status> {
-    return later(
+    return this.call(
+      'delete',
+      name,
       opts.signal,
       () => this.registry.delete(this.info, this.ns(), name, opts) as T | Status,
     );
   }
 
   deleteCollection(opts: DeleteOptions = {}, listOpts: ListOptions = {}): Promise<void> {
-    return later(opts.signal ?? listOpts.signal, () => {
-      // As over HTTP: only a namespaced path deletes a namespaced collection.
-      if (!this.info.verbs.includes('deletecollection') || (this.info.namespaced && !this.ns())) {
-        throw newMethodNotSupported(
-          { group: this.info.group, resource: this.info.resource },
-          'deletecollection',
-        );
-      }
+    // As over HTTP: only a namespaced path deletes a namespaced collection,
+    // and a path that is not served meets no fault.
+    if (!this.info.verbs.includes('deletecollection') || (this.info.namespaced && !this.ns())) {
+      const refused = newMethodNotSupported(
+        { group: this.info.group, resource: this.info.resource },
+        'deletecollection',
+      );
+      return later(opts.signal ?? listOpts.signal, () => {
+        throw refused;
+      });
+    }
+    return this.call('deletecollection', '', opts.signal ?? listOpts.signal, () => {
       const { signal: _signal, ...selection } = listOpts;
       this.registry.deleteCollection(this.info, this.ns(), selection, opts);
     });
   }
 }
 
+/**
+ * A watch as a client of a faulty server sees it: dropped when the lab drops
+ * watches, silent while the lab hangs them, and then open past its timeout
+ * until dropped or abandoned, as the HTTP handler holds a hung stream.
+ */
+async function* faultedWatch(
+  watch: Watch,
+  faults: FaultLab,
+  info: ResourceInfo,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<WatchEvent<KubeObject>> {
+  let dropped!: () => void;
+  const gone = new Promise<void>((resolve) => (dropped = resolve));
+  signal?.addEventListener('abort', () => dropped(), { once: true });
+  const tracked = faults.openWatch(info.resource, () => {
+    watch.stop();
+    dropped();
+  });
+  try {
+    for await (const event of watch) {
+      if (!tracked.hung()) yield event;
+    }
+    if (tracked.hung()) await gone;
+  } finally {
+    tracked.close();
+    watch.stop();
+  }
+}
+
+/**
+ * The typed pods client's `Bind` (client-go kubernetes/typed/core/v1/
+ * pod_expansion.go), in process: a POST to `pods/binding`, which the
+ * ResourceClient interface has no verb for.
+ */
+export function inProcessPodBinder(registry: Registry): {
+  bind(binding: Binding): Promise<void>;
+} {
+  return {
+    bind: (binding) =>
+      later(undefined, () => {
+        const meta = binding.metadata ?? {};
+        registry.bindPod(meta.namespace ?? '', meta.name ?? '', binding);
+      }),
+  };
+}
+
 /** A {@link ResourceClient} for `info` over `registry`, unscoped (all namespaces). */
 export function inProcessClient<T extends KubeObject>(
   registry: Registry,
   info: ResourceInfo,
+  opts: InProcessClientOptions = {},
 ): ResourceClient<T> {
-  return new InProcessClient<T>(registry, info, undefined);
+  return new InProcessClient<T>(registry, info, undefined, opts.faults);
 }
 
 // client-go's metadata client (metadata/metadata.go) has no create or update:
@@ -242,6 +353,7 @@ class InProcessMetadataClient implements ResourceClient<PartialObjectMetadata> {
 export function inProcessMetadataClient(
   registry: Registry,
   info: ResourceInfo,
+  opts: InProcessClientOptions = {},
 ): ResourceClient<PartialObjectMetadata> {
-  return new InProcessMetadataClient(inProcessClient<KubeObject>(registry, info));
+  return new InProcessMetadataClient(inProcessClient<KubeObject>(registry, info, opts));
 }

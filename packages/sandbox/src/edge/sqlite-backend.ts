@@ -7,7 +7,7 @@
 // the StorageBackend interface.
 import Database from 'libsql';
 import type { KubeObject } from '@kcm-ts/apimachinery';
-import type { KeptChange, KeptState, StorageBackend } from './storage-backend.js';
+import type { KeptChange, KeptState, StorageBackend } from '../apiserver/storage/backend.js';
 
 type Row = [
   id: number,

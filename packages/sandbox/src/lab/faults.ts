@@ -13,7 +13,7 @@ import {
   type GroupResource,
   type StatusError,
 } from '@kcm-ts/apimachinery';
-import type { Verb } from './resources.js';
+import type { Verb } from '../apiserver/resources.js';
 
 /**
  * Which requests a fault applies to: all of them unless narrowed by verb
@@ -64,9 +64,11 @@ interface OpenWatch {
 /**
  * The fault lab of a sandbox (`sandbox.faults`): each method arms a fault
  * that applies to the HTTP requests that follow, so real clients (kubectl,
- * `@kubernetes/client-node`, `@kcm-ts/client`) meet it. The in-process client
- * of `sandbox.client()` bypasses HTTP and meets none of them, except
- * {@link FaultLab.compact}, which acts on the storage.
+ * `@kubernetes/client-node`, `@kcm-ts/client`) meet it, and to the
+ * in-process clients made with `sandbox.client(group, resource, { faults:
+ * true })`, so a fault test can run on a fake clock. Other in-process
+ * clients meet none of them, except {@link FaultLab.compact}, which acts on
+ * the storage.
  *
  * @example
  * ```ts
@@ -211,8 +213,8 @@ export class FaultLab {
   }
 
   /**
-   * Called by the server for each request once its verb and resource are
-   * known: counts it, waits out any latency, and throws the planned failure,
+   * Called by the server (and by in-process clients that meet faults) for
+   * each request once its verb and resource are known: counts it, waits out any latency, and throws the planned failure,
    * if any.
    *
    * @internal
@@ -236,7 +238,8 @@ export class FaultLab {
   }
 
   /**
-   * Called by the server for each watch it streams; returns whether the
+   * Called by the server (and by in-process clients that meet faults) for
+   * each watch it streams; returns whether the
    * watch starts hung, and the function to call when it ends.
    *
    * @internal

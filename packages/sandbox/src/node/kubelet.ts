@@ -8,14 +8,16 @@ import {
   isDeletedFinalStateUnknown,
   isNotFound,
   metaNamespaceKeyFunc,
+  noopLogger,
   parseDuration,
   type Clock,
   type KubeObject,
+  type Logger,
   type ResourceClient,
-  type Timer,
 } from '@kcm-ts/apimachinery';
 import { ListWatch, SharedIndexInformer } from '@kcm-ts/informer';
 import { newConfigMapManager, newSecretManager, type StoppableManager } from '@kcm-ts/object-store';
+import { newDelayingQueue, type DelayingQueue } from '@kcm-ts/workqueue';
 import type {
   ConfigMap,
   Container,
@@ -79,7 +81,6 @@ interface PodState {
   deleting: boolean;
   /** When the containers have stopped, once the pod is being deleted. */
   stopAt?: number | undefined;
-  timers: Timer[];
   /** Event reasons already recorded, so a retry does not repeat them. */
   recorded: Set<string>;
 }
@@ -100,6 +101,8 @@ export interface KubeletOptions {
   podStopDelay: number;
   /** Where the simulated containers' output goes (served as `pods/log`). */
   logs: ContainerLogs;
+  /** Where failed pod syncs are reported; the no-op logger when unset. */
+  logger?: Logger | undefined;
 }
 
 /** A tag at the end of an image reference, not a registry port. */
@@ -149,15 +152,15 @@ export class SimulatedKubelet {
   readonly #secrets: StoppableManager<Secret>;
   readonly #configMaps: StoppableManager<ConfigMap>;
   readonly #states = new Map<string, PodState>();
-  readonly #pending = new Set<string>();
-  readonly #untracked: Timer[] = [];
-  #chain: Promise<void> = Promise.resolve();
+  /** The pods to sync, now or later: the pod workers' work queue (pkg/kubelet/pod_workers.go). */
+  readonly #queue: DelayingQueue<string>;
   #nextIP = 2;
   #stopped = false;
 
   constructor(opts: KubeletOptions, signal: AbortSignal) {
     this.#opts = opts;
     this.#pods = opts.client<Pod>('', 'pods');
+    this.#queue = newDelayingQueue<string>({ clock: opts.clock });
     const onThisNode = ListWatch.filtered(this.#pods, (o) => {
       o.fieldSelector = `spec.nodeName=${opts.nodeName}`;
     });
@@ -184,51 +187,58 @@ export class SimulatedKubelet {
   /** Runs until `signal` aborts; resolves once everything has stopped. */
   async run(signal: AbortSignal): Promise<void> {
     const informer = this.#informer.run(signal);
+    const worker = this.#work();
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
     this.#stopped = true;
-    for (const state of this.#states.values()) this.#clearTimers(state);
-    for (const t of this.#untracked.splice(0)) t.stop();
+    this.#queue.shutDown();
     await informer;
-    await this.#chain;
+    await worker;
     await Promise.all([this.#secrets.stopped(), this.#configMaps.stopped()]);
   }
 
   #enqueue(key: string): void {
-    if (this.#stopped || this.#pending.has(key)) return;
-    this.#pending.add(key);
-    this.#chain = this.#chain.then(async () => {
-      this.#pending.delete(key);
-      if (this.#stopped) return;
+    if (!this.#stopped) this.#queue.add(key);
+  }
+
+  /**
+   * One pod worker for all pods, so syncs never overlap: each key is synced
+   * when its turn comes, and a sync that fails is tried again after the
+   * retry period, as the pod workers requeue with their back-off.
+   */
+  async #work(): Promise<void> {
+    for (;;) {
+      const [key, shutdown] = await this.#queue.get();
+      if (shutdown) return;
       try {
-        await this.#sync(key);
+        if (!this.#stopped) await this.#sync(key);
       } catch (err) {
-        // A failed sync is retried, as the kubelet's pod workers do.
-        if (!isConflict(err))
-          process.emitWarning(`kubelet ${this.#opts.nodeName}: syncing ${key}: ${String(err)}`);
+        if (!isConflict(err)) {
+          (this.#opts.logger ?? noopLogger).error(err, 'Error syncing pod, skipping', {
+            node: this.#opts.nodeName,
+            pod: key,
+          });
+        }
         this.#after(key, retryPeriod);
+      } finally {
+        this.#queue.done(key);
       }
-    });
+    }
   }
 
+  /**
+   * Syncs `key` again in `ms`. A wake-up that a later sync made needless
+   * finds nothing to do: every sync works from the pod and the clock alone.
+   */
   #after(key: string, ms: number): void {
-    const state = this.#states.get(key);
-    const timer = this.#opts.clock.afterFunc(Math.max(0, ms), () => this.#enqueue(key));
-    // A pod not (or no longer) tracked keeps its retry with the kubelet's own timers.
-    (state?.timers ?? this.#untracked).push(timer);
-  }
-
-  #clearTimers(state: PodState): void {
-    for (const t of state.timers) t.stop();
-    state.timers = [];
+    if (!this.#stopped) this.#queue.addAfter(key, Math.max(0, ms));
   }
 
   #forget(key: string): void {
     const state = this.#states.get(key);
     if (state === undefined) return;
-    this.#clearTimers(state);
     this.#secrets.unregisterPod(state.pod);
     this.#configMaps.unregisterPod(state.pod);
     this.#opts.logs.forget(state.uid);
@@ -271,13 +281,11 @@ export class SimulatedKubelet {
         pullErrorUntil: 0,
         pullBackoffUntil: 0,
         deleting: false,
-        timers: [],
         recorded: new Set(),
       };
       this.#states.set(key, state);
     }
     state.pod = pod;
-    this.#clearTimers(state);
 
     if (pod.metadata?.deletionTimestamp) {
       await this.#terminate(key, state, pod, now);

@@ -9,6 +9,7 @@ import {
   isNotFound,
   type Clock,
   type KubeObject,
+  type Logger,
   type ResourceClient,
 } from '@kcm-ts/apimachinery';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
@@ -33,6 +34,8 @@ export interface SimulatedNodeOptions {
   podReadyDelay: number;
   podStopDelay: number;
   logs: ContainerLogs;
+  /** Where the kubelet reports failed pod syncs. */
+  logger?: Logger | undefined;
 }
 
 /** The Node object of a simulated node, as a kubelet registers and reports it. */
@@ -128,6 +131,7 @@ export class SimulatedNode {
         podReadyDelay: opts.podReadyDelay,
         podStopDelay: opts.podStopDelay,
         logs: opts.logs,
+        logger: opts.logger,
       },
       signal,
     );

@@ -1,6 +1,6 @@
 // Content negotiation for Tables: whether the transformation the apiserver's
-// negotiation (see ../negotiation.ts) settles on is a Table.
-import { negotiateOutput } from '../negotiation.js';
+// negotiation (see ../apiserver/negotiation.ts) settles on is a Table.
+import { negotiateOutput } from '../apiserver/negotiation.js';
 
 /**
  * True when the Accept header's most preferred clause that the sandbox can

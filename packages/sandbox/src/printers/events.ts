@@ -3,7 +3,7 @@
 // internal type.
 import type { KubeObject } from '@kcm-ts/apimachinery';
 import type { Event } from 'kubernetes-types/core/v1.js';
-import { eventToCore } from '../event-views.js';
+import { eventToCore } from '../apiserver/registry/event-views.js';
 import { parseTime, translateTimestampSince } from './duration.js';
 import { column, wideNameColumn, type PrintedRow, type Printer } from './printer.js';
 

@@ -7,10 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newBadRequest, newInvalid } from '@kcm-ts/apimachinery';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { ContainerLogs, LogQuery } from './container-logs.js';
-import { forbidden, invalid, toCauses } from './field-errors.js';
-import type { FieldError } from './field-errors.js';
-import { boolParam, int64Param } from './query-params.js';
+import type { ContainerLogs, LogQuery } from '../../node/container-logs.js';
+import { forbidden, invalid, toCauses } from '../registry/field-errors.js';
+import type { FieldError } from '../registry/field-errors.js';
+import { boolParam, int64Param } from '../query-params.js';
 
 /** The log options of a `pods/log` request, checked as kube-apiserver checks them. */
 function logQuery(

@@ -6,10 +6,10 @@
 // pkg/apis/authorization/validation's checks. Nothing is stored.
 import { newBadRequest, newInvalid } from '@kcm-ts/apimachinery';
 import type { KubeObject } from '@kcm-ts/apimachinery';
-import { apiAudiences, sandboxAdmin, TokenAuthenticator } from './authn.js';
+import { apiAudiences, sandboxAdmin, TokenAuthenticator } from '../authn.js';
 import { invalid, plain, toCauses } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
-import type { ResourceInfo } from './resources.js';
+import type { ResourceInfo } from '../resources.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -9,7 +9,6 @@ import {
   StatusError,
   formatTime,
   isStatusError,
-  labelSelectorAsSelector,
   newAlreadyExists,
   newBadRequest,
   newConflict,
@@ -40,16 +39,19 @@ import type { Status } from 'kubernetes-types/meta/v1.js';
 import { eventFromCore, eventToCore } from './event-views.js';
 import { plain, toCauses } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
-import { applyPatch } from './patch.js';
-import { apiVersionOf, resources } from './resources.js';
-import type { ResourceInfo } from './resources.js';
+import { applyPatch } from '../patch.js';
+import { apiVersionOf, resources } from '../resources.js';
+import type { ResourceInfo } from '../resources.js';
 import { Reviewer } from './reviews.js';
 import { typedFieldError } from './typed-fields.js';
-import { Storage, storageKey, tooLargeResourceVersion } from './storage.js';
-import type { StorageBackend } from './storage-backend.js';
+import { Storage, storageKey, tooLargeResourceVersion } from '../storage/storage.js';
+import type { StorageBackend } from '../storage/backend.js';
 import { strategyFor, validateObject } from './strategy.js';
 import type { Strategy } from './strategy.js';
-import { Watch } from './watch.js';
+import { Watch } from '../storage/watch.js';
+import { decodeContinue, encodeContinue } from '../storage/continue.js';
+import { getScale, patchScale, updateScale } from './apps/scale.js';
+import { bindPod } from './core/pod-binding.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -102,49 +104,6 @@ const alphanums = 'bcdfghjklmnpqrstvwxz2456789';
 const maxGeneratedNameLength = 63 - 5;
 
 const microTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
-
-interface ContinueToken {
-  rv: number;
-  start: string;
-}
-
-// Base64 of UTF-8 text with the web platform's functions: the registry uses
-// no `node:` module and no Buffer, so it can run in a browser page.
-const toBase64 = (text: string): string =>
-  btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''));
-const fromBase64 = (b64: string): string =>
-  new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
-
-function encodeContinue(token: ContinueToken): string {
-  return toBase64(JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.rv, start: token.start }));
-}
-
-function decodeContinue(value: string): ContinueToken {
-  // staging/src/k8s.io/apiserver/pkg/storage/continue.go, DecodeContinue
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(fromBase64(value));
-  } catch {
-    throw newBadRequest(
-      `continue key is not valid: ${JSON.stringify(value)} is not a valid continue token`,
-    );
-  }
-  const p = obj(parsed);
-  if (p.v !== 'meta.k8s.io/v1') {
-    throw newBadRequest(
-      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
-    );
-  }
-  if (typeof p.rv !== 'number' || !Number.isInteger(p.rv) || p.rv <= 0) {
-    throw newBadRequest(
-      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
-    );
-  }
-  if (typeof p.start !== 'string' || p.start === '') {
-    throw newBadRequest('continue key is not valid: encoded start key empty');
-  }
-  return { rv: p.rv, start: p.start };
-}
 
 function parseRV(value: string, what: string): number {
   if (!/^\d+$/.test(value)) {
@@ -1148,34 +1107,9 @@ export class Registry {
 
   // ---- scale ----------------------------------------------------------------
 
-  /** The autoscaling/v1 Scale of a Deployment or ReplicaSet. */
+  /** The autoscaling/v1 Scale of a Deployment or ReplicaSet (see ./apps/scale.ts). */
   getScale(info: ResourceInfo, namespace: string, name: string): KubeObject {
-    return this.scaleOf(this.get(info, namespace, name));
-  }
-
-  private scaleOf(o: KubeObject): KubeObject {
-    const spec = obj((o as unknown as Obj).spec);
-    const status = obj((o as unknown as Obj).status);
-    const meta = o.metadata ?? {};
-    let selector = '';
-    try {
-      selector = labelSelectorAsSelector(spec.selector as never).string();
-    } catch {
-      selector = '';
-    }
-    return {
-      kind: 'Scale',
-      apiVersion: 'autoscaling/v1',
-      metadata: {
-        name: meta.name,
-        namespace: meta.namespace,
-        uid: meta.uid,
-        resourceVersion: meta.resourceVersion,
-        creationTimestamp: meta.creationTimestamp,
-      },
-      spec: { replicas: typeof spec.replicas === 'number' ? spec.replicas : 0 },
-      status: { replicas: typeof status.replicas === 'number' ? status.replicas : 0, selector },
-    } as KubeObject;
+    return getScale(this, info, namespace, name);
   }
 
   /** Writes a Scale (PUT or a patch already applied): only `spec.replicas` of the parent changes. */
@@ -1186,43 +1120,7 @@ export class Registry {
     body: unknown,
     opts: UpdateOptions = {},
   ): KubeObject {
-    const existing = this.get(info, namespace, name);
-    if (!isObj(body)) throw newBadRequest('the body of the request must be a Scale object');
-    const scaleKind = { group: 'autoscaling', kind: 'Scale' };
-    const meta = obj(body.metadata);
-    if (body.kind !== undefined && body.kind !== 'Scale') {
-      throw newBadRequest(`${plain(body.kind)} in version "v1" cannot be handled as a Scale`);
-    }
-    const replicas = obj(body.spec).replicas;
-    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-      throw newInvalid(
-        scaleKind,
-        name,
-        toCauses([
-          {
-            type: 'FieldValueInvalid',
-            field: 'spec.replicas',
-            value: replicas ?? null,
-            detail: 'must be greater than or equal to 0',
-          },
-        ]),
-      );
-    }
-    const rv = meta.resourceVersion;
-    if (typeof rv === 'string' && rv !== '' && rv !== existing.metadata?.resourceVersion) {
-      throw newConflict(
-        { group: info.group, resource: info.resource },
-        name,
-        optimisticLockErrorMsg,
-      );
-    }
-    const next = {
-      ...existing,
-      spec: { ...obj((existing as unknown as Obj).spec), replicas },
-    } as KubeObject;
-    return this.scaleOf(
-      this.update(info, namespace, name, next, { ...opts, subresource: undefined }).object,
-    );
+    return updateScale(this, info, namespace, name, body, opts);
   }
 
   /** Patches a Scale: the patch applies to the Scale object, then as {@link Registry.updateScale}. */
@@ -1233,84 +1131,16 @@ export class Registry {
     patch: Patch,
     opts: PatchOptions = {},
   ): KubeObject {
-    const scale = this.getScale(info, namespace, name);
-    const patched = applyPatch(undefined, scale, patch);
-    return this.updateScale(info, namespace, name, patched, opts);
+    return patchScale(this, info, namespace, name, patch, opts);
   }
 
-  // ---- binding --------------------------------------------------------------
-
   /**
-   * Binds a pod to a node, as a scheduler does through `pods/binding`
-   * (pkg/registry/core/pod/storage/storage.go: `BindingREST.Create`,
-   * `setPodHostAndAnnotations`): sets `spec.nodeName`, copies the Binding's
-   * annotations onto the pod and marks the `PodScheduled` condition true.
-   * 409 Conflict when the pod is already bound or is being deleted.
+   * Binds a pod to a node, as a scheduler does through `pods/binding` (see
+   * ./core/pod-binding.ts). 409 Conflict when the pod is already bound or is
+   * being deleted.
    */
   bindPod(namespace: string, name: string, body: unknown): Status {
-    const info = this.resource('', 'pods');
-    if (!isObj(body)) throw newBadRequest('the body of a binding must be a Binding object');
-    if (body.kind !== undefined && body.kind !== 'Binding') {
-      throw newBadRequest(`${plain(body.kind)} is not a Binding`);
-    }
-    const meta = obj(body.metadata);
-    if (meta.name !== name) {
-      throw newBadRequest('name in URL does not match name in Binding object');
-    }
-    const target = obj(body.target);
-    const errs: FieldError[] = [];
-    if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
-      errs.push({
-        type: 'FieldValueNotSupported',
-        field: 'target.kind',
-        value: target.kind,
-        detail: 'supported values: "Node", "<empty>"',
-      });
-    }
-    if (typeof target.name !== 'string' || target.name === '') {
-      errs.push({ type: 'FieldValueRequired', field: 'target.name' });
-    }
-    if (errs.length > 0) throw newInvalid({ group: '', kind: 'Binding' }, name, toCauses(errs));
-
-    const key = storageKey(namespace, name);
-    const existing = this.storage.get('pods', key);
-    if (!existing) throw this.notFound(info, name);
-    const pod = structuredClone(existing) as unknown as Obj;
-    const podMeta = obj(pod.metadata);
-    const spec = obj(pod.spec);
-    const resource = { group: '', resource: 'pods/binding' };
-    if (podMeta.deletionTimestamp !== undefined) {
-      throw newConflict(
-        resource,
-        name,
-        `pod ${name} is being deleted, cannot be assigned to a host`,
-      );
-    }
-    if (typeof spec.nodeName === 'string' && spec.nodeName !== '') {
-      throw newConflict(
-        resource,
-        name,
-        `pod ${name} is already assigned to node "${spec.nodeName}"`,
-      );
-    }
-    pod.spec = { ...spec, nodeName: target.name };
-    const annotations = obj(meta.annotations);
-    if (Object.keys(annotations).length > 0) {
-      pod.metadata = { ...podMeta, annotations: { ...obj(podMeta.annotations), ...annotations } };
-    }
-    const status = obj(pod.status);
-    const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter(
-      (c) => obj(c).type !== 'PodScheduled',
-    );
-    conditions.push({
-      type: 'PodScheduled',
-      status: 'True',
-      lastProbeTime: null,
-      lastTransitionTime: formatTime(this.clock.now()),
-    });
-    pod.status = { ...status, conditions };
-    this.storage.commit('pods', key, 'MODIFIED', pod);
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+    return bindPod(this, namespace, name, body);
   }
 
   /** PUT /api/v1/namespaces/{name}/finalize: sets `spec.finalizers`; the namespace goes once they are empty. */

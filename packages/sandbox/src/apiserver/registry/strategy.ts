@@ -5,8 +5,8 @@
 // (ReturnDeletedObject, graceful deletion for pods).
 import { defaultDeployment, defaultPod, defaultReplicaSet } from './defaults.js';
 import { plain } from './field-errors.js';
-import { allocateService, defaultService, initialServiceStatus } from './service.js';
-import { isDNS1035Label, validateService, validateServiceUpdate } from './service-validation.js';
+import { allocateService, defaultService, initialServiceStatus } from './service/storage.js';
+import { isDNS1035Label, validateService, validateServiceUpdate } from './service/validation.js';
 import type { FieldError } from './field-errors.js';
 import {
   validateConfigMap,

@@ -10,7 +10,7 @@ import {
   isValidLabelValue,
   labelSelectorAsSelector,
 } from '@kcm-ts/apimachinery';
-import { utf8Length } from './body-limits.js';
+import { utf8Length } from '../body-limits.js';
 import { duplicate, forbidden, invalid, notSupported, required } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
 

@@ -2,7 +2,7 @@
 // the process (kine's in-memory SQLite, `--datastore-endpoint=sqlite://:memory:`,
 // plays the same part). A new Storage given the same backend starts where
 // the last one stopped, so a restart keeps state without any file.
-import type { KeptChange, KeptState, StorageBackend } from './storage-backend.js';
+import type { KeptChange, KeptState, StorageBackend } from './backend.js';
 
 /**
  * A {@link StorageBackend} in memory: the latest version of each key as of

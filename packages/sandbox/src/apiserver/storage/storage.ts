@@ -6,10 +6,10 @@
 // here too, and every change is first kept by a StorageBackend (memory, or
 // SQLite as k3s keeps it), from which a restart rebuilds this state.
 import { StatusError, newResourceExpired, newTimeoutError } from '@kcm-ts/apimachinery';
-import { checkStoredJson } from './body-limits.js';
+import { checkStoredJson } from '../body-limits.js';
 import type { KubeObject } from '@kcm-ts/apimachinery';
 import { MemoryBackend } from './memory-backend.js';
-import type { KeptState, StorageBackend } from './storage-backend.js';
+import type { KeptState, StorageBackend } from './backend.js';
 
 /**
  * A committed change, as the history keeps it and watchers receive it.

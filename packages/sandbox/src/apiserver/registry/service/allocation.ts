@@ -7,8 +7,8 @@
 // errors). What is taken is read from the stored Services, as the repair
 // controllers rebuild the bitmaps, so nothing leaks when one is deleted and
 // a restart from kept state knows every allocation.
-import { GoLiteral, invalid } from './field-errors.js';
-import type { FieldError } from './field-errors.js';
+import { GoLiteral, invalid } from '../field-errors.js';
+import type { FieldError } from '../field-errors.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

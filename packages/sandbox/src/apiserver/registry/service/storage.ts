@@ -5,9 +5,9 @@
 // storage.go's patchAllocatedValues, which keeps what an update left out),
 // and the `kubernetes` Service kube-apiserver keeps in `default`
 // (pkg/controlplane/controller/kubernetesservice, CreateOrUpdateMasterServiceIfNeeded).
-import { GoLiteral, invalid } from './field-errors.js';
-import type { Registry } from './registry.js';
-import type { FieldError } from './field-errors.js';
+import { GoLiteral, invalid } from '../field-errors.js';
+import type { Registry } from '../store.js';
+import type { FieldError } from '../field-errors.js';
 import {
   allocatedBy,
   checkClusterIP,
@@ -16,7 +16,7 @@ import {
   kubernetesServiceIP,
   nextClusterIP,
   nextNodePort,
-} from './service-allocation.js';
+} from './allocation.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -11,10 +11,10 @@ import {
   invalid,
   notSupported,
   required,
-} from './field-errors.js';
-import type { FieldError } from './field-errors.js';
-import { isIPv4 } from './service-allocation.js';
-import { validateStringMap } from './validation.js';
+} from '../field-errors.js';
+import type { FieldError } from '../field-errors.js';
+import { isIPv4 } from './allocation.js';
+import { validateStringMap } from '../validation.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
