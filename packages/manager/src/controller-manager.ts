@@ -108,6 +108,12 @@ export interface RunOptions {
   servingCertificate?: ServingCertificate;
   /** Init functions by canonical name. Default {@link implementedControllers}. */
   controllers?: Readonly<Record<string, InitFunc>>;
+  /**
+   * Controllers of your own by name, such as those `newControllerManagedBy()`
+   * builds: started after kube-controller-manager's, on the same informers,
+   * and enabled unless `--controllers` leaves them out (`-name`, or no `*`).
+   */
+  customControllers?: Readonly<Record<string, InitFunc>>;
   /** Called once the secure port listens (its URL tells the port when it was chosen at random). */
   onServing?: (server: SecureServer) => void;
   /** Called once every enabled controller has started and the informers run. */
@@ -202,6 +208,15 @@ export async function run(opts: RunOptions, outerSignal: AbortSignal): Promise<v
     //#endregion secure-serving
 
     const descriptors = newControllerDescriptors(opts.controllers ?? implementedControllers);
+    //#region custom-controllers
+    for (const [name, init] of Object.entries(opts.customControllers ?? {})) {
+      if (descriptors.has(name) || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name))
+        throw new Error(
+          `custom controller name "${name}" must be a DNS-1123 label that names no kube-controller-manager controller`,
+        );
+      descriptors.set(name, { name, aliases: [], init });
+    }
+    //#endregion custom-controllers
     //#region run-controllers
     const runControllers = async (leaderSignal: AbortSignal): Promise<void> => {
       const runSignal = sharedSignal(leaderSignal);

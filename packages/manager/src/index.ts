@@ -5,6 +5,8 @@
  * election, with kube-controller-manager's flags, health checks, metrics and
  * `/configz`. The `kcm-ts` command runs it against a cluster
  * (`kcm-ts controller-manager`) or together with a sandbox (`kcm-ts up`).
+ * Controllers of your own are built with {@link newControllerManagedBy},
+ * run by the same {@link run}, and tested with {@link startTestEnvironment}.
  *
  * @packageDocumentation
  */
@@ -22,6 +24,49 @@ export type {
 } from './controller-context.js';
 export { configz, defaultConfiguration, formatDuration } from './config.js';
 export type { ControllerManagerConfiguration, LeaderElectionConfiguration } from './config.js';
+
+// Your own controllers: the builder, its predicates and helpers
+export { ControllerBuilder, newControllerManagedBy } from './builder/controller.js';
+export type { ReconcileContext, ReconcilerSetup, WatchOptions } from './builder/controller.js';
+export type { MapFunc } from './builder/handler.js';
+export type { Reconciler, Request, Requeue, Result } from './builder/reconcile.js';
+export {
+  and,
+  annotationChangedPredicate,
+  generationChangedPredicate,
+  labelChangedPredicate,
+  labelSelectorPredicate,
+  newPredicateFuncs,
+  not,
+  or,
+  resourceVersionChangedPredicate,
+} from './builder/predicate.js';
+export type { Predicate } from './builder/predicate.js';
+export {
+  AlreadyOwnedError,
+  addFinalizer,
+  apply,
+  containsFinalizer,
+  createOrUpdate,
+  defaultRetry,
+  removeFinalizer,
+  retryOnConflict,
+  setControllerReference,
+} from './controllerutil/controllerutil.js';
+export type {
+  ApplyOptions,
+  Backoff,
+  CreateOrUpdateResult,
+  OperationResult,
+  RetryOptions,
+} from './controllerutil/controllerutil.js';
+export { startTestEnvironment } from './envtest/environment.js';
+export type {
+  TestEnvironment,
+  TestEnvironmentOptions,
+  TestManager,
+  TestManagerOptions,
+} from './envtest/environment.js';
 
 // The controller registry
 export {

@@ -223,6 +223,7 @@ async function up(argv: string[]): Promise<void> {
       ...(values.get('insecure-http') === true ? { insecureHttp: true } : {}),
       ...(historyWindow !== undefined ? { historyWindow } : {}),
       finishNamespaces: !namespaceController,
+      logger,
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
