@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Checks that the repo has the shape STYLE.md §4.3 and §4.9 describe: every package
-// has the same files and package.json, depends only on what DESIGN.md's table allows,
-// is in the docs site, and has a README with the required sections; every chapter is a
-// workspace named after its folder and listed, in order, in the course index.
+// Checks that the repo has the shape its README's "Repository layout" describes: every
+// package has the same files and package.json (the template below), depends only on
+// what the dependency table below allows, is in the docs site, and has a README with
+// the required sections; every chapter is a workspace named after its folder, listed,
+// in order, in the course index (tutorials/README.md), and ends with the navigation
+// that scripts/snippets.mjs writes (chapter 0 also holds the course map).
 //
 // Usage: node scripts/check-repo.mjs [--root DIR]    (exit 1: one line per problem)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,7 +18,8 @@ const root = path.resolve(
 
 const words = (text) => text.trim().split(/\s+/);
 
-// DESIGN.md, "Packages": each package may depend only on what its line names.
+// The package dependency table: each package may depend only on what its line names,
+// so the course's packages stay small and build on one another in chapter order.
 const ALLOWED = {
   apimachinery: [],
   workqueue: words('apimachinery'),
@@ -26,7 +29,7 @@ const ALLOWED = {
   replicaset: words('workqueue informer apimachinery'),
   deployment: words('replicaset workqueue informer apimachinery'),
   client: words('apimachinery'), // + peer @kubernetes/client-node
-  sandbox: words('object-store informer apimachinery'),
+  sandbox: words('object-store informer workqueue apimachinery'),
 };
 ALLOWED.manager = Object.keys(ALLOWED); // all of the above
 // Tests may run a package against the sandbox (an in-process API server with a
@@ -39,7 +42,7 @@ const CORE = words(
   'apimachinery workqueue informer object-store leader-election replicaset deployment',
 );
 
-// STYLE.md §4.3: the files and the package.json template.
+// The files every package has, and its package.json template.
 const FILES = words(`package.json README.md LICENSE src/index.ts tsconfig.json tsconfig.build.json
   tsup.config.ts vitest.config.ts`);
 const KEYS =
@@ -132,7 +135,10 @@ for (const dir of packageDirs) {
     : [];
   if (tests.length === 0) problem(where, 'no test/*.test.ts');
   if (!(dir in ALLOWED))
-    problem(where, `not in DESIGN.md's package table (${Object.keys(ALLOWED).join(', ')})`);
+    problem(
+      where,
+      `not in the package dependency table of scripts/check-repo.mjs (${Object.keys(ALLOWED).join(', ')})`,
+    );
   const allowed = ALLOWED[dir] ?? [];
 
   if (exists(where, 'package.json')) {
@@ -169,7 +175,10 @@ for (const dir of packageDirs) {
         const dep = name.slice('@kcm-ts/'.length);
         const testOnly = field === 'devDependencies' && TEST_ONLY[dep]?.includes(dir);
         if (!allowed.includes(dep) && !testOnly)
-          problem(at, `${field} has ${name}, which DESIGN.md does not allow for ${dir}`);
+          problem(
+            at,
+            `${field} has ${name}, which the package dependency table does not allow for ${dir}`,
+          );
         else if (!/^\^\d+\.\d+\.\d+$/.test(range))
           problem(at, `${field}.${name} should be a caret range like "^0.1.0", not ${show(range)}`);
         else if (versions[dep] && !caretAllows(range, versions[dep])) {
@@ -189,7 +198,10 @@ for (const dir of packageDirs) {
         const m = /^@kcm-ts\/([^/]+)/.exec(specifier);
         if (!m || m[1] === dir) continue;
         if (!allowed.includes(m[1]))
-          problem(file, `imports @kcm-ts/${m[1]}, which DESIGN.md does not allow for ${dir}`);
+          problem(
+            file,
+            `imports @kcm-ts/${m[1]}, which the package dependency table does not allow for ${dir}`,
+          );
         else if (!(`@kcm-ts/${m[1]}` in declared))
           problem(file, `imports @kcm-ts/${m[1]}, which ${at} does not list in dependencies`);
       }
@@ -204,6 +216,73 @@ for (const dir of packageDirs) {
       if (!headings.includes(section))
         problem(`${where}/README.md`, `lacks the section "${section}"`);
     }
+  }
+}
+
+// Until the packages are on npm, each README's Install section packs the package with
+// every @kcm-ts package it needs (dependencies and peers, transitively) and installs the
+// tarballs together with the closure's other peers; no shell block may tell a reader to
+// `npm install @kcm-ts/...` from the registry. scripts/pack-smoke.mjs runs the same path.
+const manifests = Object.fromEntries(
+  packageDirs
+    .filter((d) => exists('packages', d, 'package.json'))
+    .map((d) => [d, readJson('packages', d, 'package.json')]),
+);
+function needs(dir) {
+  const seen = new Set();
+  const visit = (d) => {
+    if (seen.has(d) || !manifests[d]) return;
+    seen.add(d);
+    const pkg = manifests[d];
+    for (const name of Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies }))
+      if (name.startsWith('@kcm-ts/')) visit(name.slice('@kcm-ts/'.length));
+  };
+  visit(dir);
+  const peers = new Set();
+  for (const d of seen)
+    for (const name of Object.keys(manifests[d].peerDependencies ?? {}))
+      if (!name.startsWith('@kcm-ts/')) peers.add(name);
+  return { packages: [...seen].sort(), peers: [...peers].sort() };
+}
+const shellLines = (text) =>
+  [...text.matchAll(/^```(?:sh|bash|shell|console)[ \t]*\r?\n([\s\S]*?)^```/gm)].flatMap((m) =>
+    m[1].split(/\r?\n/).map((l) => l.trim()),
+  );
+for (const dir of packageDirs) {
+  if (!exists('packages', dir, 'README.md') || !manifests[dir]) continue;
+  const at = `packages/${dir}/README.md`;
+  const text = read('packages', dir, 'README.md');
+  for (const line of shellLines(text).filter((l) => /^npm (install|i|add) .*@kcm-ts\//.test(l)))
+    problem(at, `tells readers to run "${line}", which fails until the packages are published`);
+  const install = /^## Install\s*$([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(text)?.[1] ?? '';
+  const lines = shellLines(install);
+  const { packages, peers } = needs(dir);
+  const pack = lines.find((l) => l.startsWith('npm pack '));
+  const dest = /--pack-destination[ =](\S+)/.exec(pack ?? '')?.[1];
+  if (!pack || !dest) {
+    problem(at, 'the Install section lacks `npm pack --pack-destination DIR -w packages/...`');
+    continue;
+  }
+  const packed = [...pack.matchAll(/(?:-w|--workspace)[ =]packages\/(\S+)/g)].map((m) => m[1]);
+  if (!same([...packed].sort(), packages))
+    problem(
+      at,
+      `npm pack should pack ${packages.map((p) => `packages/${p}`).join(', ')} (found: ${packed.join(', ') || 'none'})`,
+    );
+  const tgz = `${dest}/kcm-ts-*.tgz`;
+  const add = lines.find((l) => l.startsWith('npm install ') && l.includes(tgz));
+  if (!add) problem(at, `the Install section lacks \`npm install ${tgz}\``);
+  else {
+    const extra = add
+      .split(/\s+/)
+      .slice(2)
+      .filter((w) => !w.startsWith('-') && w !== tgz)
+      .sort();
+    if (!same(extra, peers))
+      problem(
+        at,
+        `npm install of the tarballs should add the peers ${peers.join(', ') || '(none)'} (found: ${extra.join(', ') || 'none'})`,
+      );
   }
 }
 
@@ -248,6 +327,26 @@ for (const dir of chapters) {
       problem(`${where}/package.json`, `name is ${show(pkg.name)}, expected "tutorial-${dir}"`);
     if (pkg.private !== true)
       problem(`${where}/package.json`, 'a chapter is a private workspace: set "private": true');
+  }
+}
+// Every chapter ends with its navigation (the previous and the next chapter), and the
+// first chapter holds the course map; scripts/snippets.mjs writes both and checks that
+// they are up to date with the chapters that exist.
+for (const [i, dir] of chapters.entries()) {
+  if (!exists('tutorials', dir, 'README.md')) continue;
+  const text = read('tutorials', dir, 'README.md');
+  const nav = /<!--\s*course:\s*nav\s*-->[\s\S]*?<!--\s*\/course\s*-->\s*$/.test(text);
+  if (!nav) {
+    problem(
+      `tutorials/${dir}/README.md`,
+      'does not end with the chapter navigation: add <!-- course: nav --> and <!-- /course --> as its last lines, then run node scripts/snippets.mjs',
+    );
+  }
+  if (i === 0 && !/<!--\s*course:\s*map\s*-->/.test(text)) {
+    problem(
+      `tutorials/${dir}/README.md`,
+      'lacks the course map: add <!-- course: map --> and <!-- /course -->, then run node scripts/snippets.mjs',
+    );
   }
 }
 if (chapters.length > 0) {

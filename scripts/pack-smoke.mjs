@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The smoke test DESIGN.md asks for (STYLE.md §4.10): `npm pack` every published
+// The smoke test behind every package's install line: `npm pack` every published
 // package, install all the tarballs into a fresh project, and there
 //   - `import` each package (ESM) and `require` it (CJS), check that it has exports
 //     and call one trivial function where we know one;
+//   - run every command a package installs (its `bin`, what `npx` runs) with --help;
 //   - type-check a consumer of each under moduleResolution node16 (ESM and CJS files)
 //     and bundler, with the repo's own TypeScript.
 // Peer dependencies are installed at the versions the repo develops against, as a user
@@ -301,7 +302,22 @@ console.log(JSON.stringify(results));
       }
     }
 
-    // 4. Type-check a consumer of every package, ESM and CJS, under node16 and bundler.
+    // 4. Every command a package installs runs from the project (what `npx <bin>` runs).
+    for (const p of packedOk) {
+      for (const bin of Object.keys(p.pkg.bin ?? {})) {
+        const script = path.join(project, 'node_modules', p.name, p.pkg.bin[bin]);
+        const linked = path.join(project, 'node_modules', '.bin', bin);
+        if (!existsSync(linked)) {
+          p.failures.push(`bin ${bin}: not linked in node_modules/.bin`);
+          continue;
+        }
+        const r = run(process.execPath, [script, '--help'], project);
+        if (r.ok && /usage/i.test(r.out)) p.notes.push(`${bin} --help ok`);
+        else p.failures.push(`bin ${bin} --help failed:\n${r.out}`);
+      }
+    }
+
+    // 5. Type-check a consumer of every package, ESM and CJS, under node16 and bundler.
     mkdirSync(path.join(project, 'consumer'));
     for (const p of packedOk) {
       const source = `import * as pkg from '${p.name}';\nexport const exported: string[] = Object.keys(pkg);\n${TYPED[p.name] ?? ''}\n`;
@@ -379,6 +395,6 @@ if (failed > 0 || general.length > 0) {
   process.exitCode = 1;
 } else {
   console.log(
-    `pack-smoke: ${packages.length} packages packed, installed, imported, required and type-checked${clientNode2 ? ' with @kubernetes/client-node 2 on Node 24' : ''}`,
+    `pack-smoke: ${packages.length} packages packed, installed, imported, required, their commands run and type-checked${clientNode2 ? ' with @kubernetes/client-node 2 on Node 24' : ''}`,
   );
 }

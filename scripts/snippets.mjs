@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Expands and checks the include markers in the repo's markdown (STYLE.md §4.12):
+// Expands and checks the include markers in the repo's markdown (the root README's
+// "Contributing" section says why chapters never hold pasted code):
 //
 //   <!-- include: ../../packages/workqueue/src/queue.ts#queue-get -->
 //   ...generated: a caption with the repo-relative path, then a fenced block...
@@ -7,13 +8,27 @@
 //
 // The path is relative to the markdown file; `#region` picks the lines between
 // `//#region NAME` and `//#endregion NAME` (dedented, other region markers
-// stripped), and without it the whole file is included.
+// stripped), and without it the whole file is included. A region of code must
+// be balanced: one that opens a `{`, `(` or `[` it does not close (a function
+// cut off before its closing brace) is refused; only a class's or an
+// interface's body may stay open, to show its head and fields.
+//
+// It also writes the course's navigation from the chapters that exist
+// (tutorials/NN-slug/README.md), so that it cannot go stale:
+//
+//   <!-- course: map -->   chapter 0's course map: every chapter, its packages
+//   <!-- /course -->       (the package READMEs whose "Learn it" links to it)
+//                          and its Go source (from the chapter's header note)
+//   <!-- course: nav -->   the previous and next chapter; every chapter ends
+//   <!-- /course -->       with one (the last chapter has no next)
 //
 // Usage: node scripts/snippets.mjs [--check] [--root DIR] [files...]
 //   (no files: README.md, packages/*/README.md, tutorials/**/*.md, docs/*.md)
 //   --check  write nothing; exit 1 listing every problem as `file:line: message`
-//            (stale blocks, missing paths or regions, unclosed markers, and
-//            fenced blocks outside includes that are not shell commands).
+//            (stale blocks, missing paths or regions, unbalanced regions,
+//            unclosed markers, stale course blocks, TypeDoc tags such as
+//            {@link} in a README's prose, which GitHub shows raw, and fenced
+//            blocks outside includes that are not shell commands).
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +47,11 @@ const LANGS = {
   txt: 'text',
   md: 'md',
 };
-const OPEN = /^\s*<!--\s*include:\s*(.*?)\s*-->\s*$/;
-const CLOSE = /^\s*<!--\s*\/include\s*-->\s*$/;
+const OPEN = /^\s*<!--\s*(include|course):\s*(.*?)\s*-->\s*$/;
+const CLOSE = /^\s*<!--\s*\/(include|course)\s*-->\s*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 const REGION = /^\s*\/\/\s*#(region|endregion)\b[ \t]*(\S*)/;
+const RAW_TAG = /\{@(link|linkcode|linkplain|includeCode|include)\b/;
 const SHELL_LANGS = new Set(['sh', 'bash', 'console', 'shell']);
 const COMMAND = /^(npm |npx kcm-ts(\s|$)|kubectl )/;
 
@@ -43,6 +59,146 @@ const toPosix = (p) => p.split(path.sep).join('/');
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
 // ---- sources and regions -------------------------------------------------
+
+const CODE_LANGS = new Set(['ts', 'js']);
+const PAIRS = { '{': '}', '(': ')', '[': ']' };
+const CLOSERS = { '}': '{', ')': '(', ']': '[' };
+// After these a `/` starts a regular expression; elsewhere it divides.
+const BEFORE_REGEX = new Set([...'(,=:[!&|?{};+-*%<>~^', '']);
+const REGEX_WORDS = new Set([
+  'return',
+  'typeof',
+  'case',
+  'do',
+  'else',
+  'in',
+  'of',
+  'yield',
+  'await',
+]);
+
+/**
+ * The first bracket of `lines` (TypeScript or JavaScript) that is not matched
+ * within them, skipping strings, template literals, comments and regular
+ * expressions: `{ line, message }` with `line` 0-based, or undefined when
+ * every `{`, `(` and `[` the lines open they also close.
+ */
+export function unbalanced(lines) {
+  const text = lines.join('\n');
+  const stack = []; // { ch, line }; ch '${' marks a template substitution
+  let line = 0;
+  let prev = ''; // the last significant character, or the last word
+  let i = 0;
+  const lineAt = (to) => {
+    for (; i < to && i < text.length; i++) if (text[i] === '\n') line++;
+    i = to;
+  };
+  const unclosed = (what, from) => ({ line: from, message: `${what} is never closed` });
+  // Scans a template literal's text from `i`; stops after its closing backtick
+  // (returns true) or after a `${` (pushed on the stack; returns false).
+  const template = () => {
+    const from = line;
+    while (i < text.length) {
+      const c = text[i];
+      if (c === '\\') lineAt(i + 2);
+      else if (c === '`') {
+        i++;
+        return true;
+      } else if (c === '$' && text[i + 1] === '{') {
+        stack.push({ ch: '${', line });
+        i += 2;
+        return false;
+      } else lineAt(i + 1);
+    }
+    throw unclosed('a template literal', from);
+  };
+  try {
+    while (i < text.length) {
+      const c = text[i];
+      if (c === '\n' || c === ' ' || c === '\t' || c === '\r') {
+        lineAt(i + 1);
+        continue;
+      }
+      if (c === '/' && text[i + 1] === '/') {
+        const end = text.indexOf('\n', i);
+        lineAt(end === -1 ? text.length : end);
+        continue;
+      }
+      if (c === '/' && text[i + 1] === '*') {
+        const end = text.indexOf('*/', i + 2);
+        if (end === -1) throw unclosed('a comment', line);
+        lineAt(end + 2);
+        continue;
+      }
+      if (c === '"' || c === "'") {
+        let j = i + 1;
+        while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
+        if (text[j] !== c) throw unclosed('a string', line);
+        lineAt(j + 1);
+        prev = 'x';
+        continue;
+      }
+      if (c === '`') {
+        i++;
+        template();
+        prev = 'x';
+        continue;
+      }
+      if (c === '/' && (BEFORE_REGEX.has(prev) || REGEX_WORDS.has(prev))) {
+        let j = i + 1;
+        let inClass = false;
+        while (j < text.length && text[j] !== '\n' && (inClass || text[j] !== '/')) {
+          if (text[j] === '\\') j++;
+          else if (text[j] === '[') inClass = true;
+          else if (text[j] === ']') inClass = false;
+          j++;
+        }
+        if (text[j] !== '/') throw unclosed('a regular expression', line);
+        i = j + 1;
+        prev = 'x';
+        continue;
+      }
+      if (PAIRS[c]) stack.push({ ch: c, line });
+      else if (CLOSERS[c]) {
+        const top = stack.pop();
+        if (top === undefined)
+          return { line, message: `a \`${c}\` closes what the region did not open` };
+        if (top.ch === '${' && c === '}') {
+          i++;
+          if (!template()) continue;
+          prev = 'x';
+          continue;
+        }
+        if (top.ch !== CLOSERS[c])
+          return { line, message: `a \`${c}\` closes the \`${top.ch}\` of line ${top.line}` };
+      }
+      const word = /^[A-Za-z_$][\w$]*/.exec(text.slice(i, i + 64));
+      if (word) {
+        prev = word[0];
+        i += word[0].length;
+      } else {
+        prev = /[\d.]/.test(c) ? 'x' : c;
+        i++;
+      }
+    }
+  } catch (err) {
+    if (err && typeof err.message === 'string' && typeof err.line === 'number') return err;
+    throw err;
+  }
+  // A region may show a class's (or an interface's) head and fields without
+  // its end; every other bracket it opens it must close.
+  while (
+    stack.length > 0 &&
+    /^\s*(export\s+)?(default\s+)?(abstract\s+)?(class|interface)\b/.test(
+      lines[stack.at(-1).line] ?? '',
+    )
+  )
+    stack.pop();
+  const open = stack.pop();
+  if (open === undefined) return undefined;
+  const what = open.ch === '${' ? 'a template literal' : `a \`${open.ch}\``;
+  return { line: open.line, message: `${what} opened here is never closed` };
+}
 
 /** The lines an include stands for, or `{ error }`. */
 export function sourceLines(file, region, shown) {
@@ -64,6 +220,15 @@ export function sourceLines(file, region, shown) {
     if (close === undefined) return { error: `region "${region}" is never closed in ${shown}` };
     if (closes.length > 1) return { error: `region "${region}" is closed twice in ${shown}` };
     body = lines.slice(opens[0] + 1, close);
+    if (CODE_LANGS.has(LANGS[path.extname(file).slice(1).toLowerCase()])) {
+      const wrong = unbalanced(body);
+      if (wrong) {
+        const at = opens[0] + 2 + wrong.line;
+        return {
+          error: `region "${region}" in ${shown} is unbalanced: ${wrong.message} (line ${at}); move its markers so it holds whole statements`,
+        };
+      }
+    }
   }
   body = body.filter((line) => !REGION.test(line)).map((line) => line.trimEnd());
   while (body.length > 0 && body[0] === '') body.shift();
@@ -92,6 +257,92 @@ export function renderInclude(root, mdFile, spec) {
   const longest = Math.max(2, ...src.lines.map((l) => /^\s*(`*)/.exec(l)[1].length));
   const fence = '`'.repeat(longest + 1);
   return { lines: ['`' + shown + '`', '', fence + (LANGS[ext] ?? 'text'), ...src.lines, fence] };
+}
+
+// ---- the course's navigation -------------------------------------------------
+
+const CHAPTER_DIR = /^\d\d-/;
+const WORDS = {
+  'README.md': { previous: 'Previous', next: 'Next', all: 'All chapters' },
+  'README.zh-CN.md': { previous: '上一章', next: '下一章', all: '全部章节' },
+};
+
+/** The H1 of a markdown text, skipping its frontmatter. */
+function heading(text) {
+  const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '');
+  return /^# +(.+?)\s*$/m.exec(body)?.[1];
+}
+
+/** The chapters that exist, in order: tutorials/NN-slug folders with a README.md. */
+export function courseChapters(root) {
+  const tutorials = path.join(root, 'tutorials');
+  return listDirs(tutorials)
+    .filter((d) => CHAPTER_DIR.test(d) && existsSync(path.join(tutorials, d, 'README.md')))
+    .map((dir) => ({ dir, number: Number.parseInt(dir, 10) }));
+}
+
+/** What chapter 0's map says of one chapter: its packages and its Go source. */
+function chapterFacts(root, dir) {
+  const text = readFileSync(path.join(root, 'tutorials', dir, 'README.md'), 'utf8');
+  // The packages whose README's "Learn it" section links to this chapter.
+  const packages = [];
+  for (const pkg of listDirs(path.join(root, 'packages'))) {
+    const readme = path.join(root, 'packages', pkg, 'README.md');
+    if (!existsSync(readme)) continue;
+    const learn = /^## Learn it\s*$([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(
+      readFileSync(readme, 'utf8'),
+    );
+    if (learn && learn[1].includes(`tutorials/${dir}/`)) packages.push(`\`@kcm-ts/${pkg}\``);
+  }
+  // The code spans after "Go source:" in the header note (the first quote block).
+  const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '');
+  const note = (/^>.*(?:\r?\n>.*)*/m.exec(body)?.[0] ?? '')
+    .replace(/^>\s?/gm, '')
+    .replace(/\s+/g, ' ');
+  const go = /Go source:\s*((?:`[^`]+`(?:,\s*|\s+and\s+)?)+)/.exec(note)?.[1] ?? '';
+  const spans = go.match(/`[^`]+`/g) ?? [];
+  return { packages, spans };
+}
+
+/** The generated lines of a `<!-- course: map|nav -->` block, or `{ error }`. */
+export function renderCourse(root, mdFile, spec) {
+  const rel = toPosix(path.relative(path.join(root, 'tutorials'), mdFile)).split('/');
+  const here = rel.length === 2 && CHAPTER_DIR.test(rel[0]) ? rel[0] : undefined;
+  const base = path.basename(mdFile);
+  const chapters = courseChapters(root);
+  const target = (dir) => {
+    const file = existsSync(path.join(root, 'tutorials', dir, base)) ? base : 'README.md';
+    return { file, href: `../${dir}/${file}` };
+  };
+  const label = (dir) => {
+    const { file } = target(dir);
+    const text = readFileSync(path.join(root, 'tutorials', dir, file), 'utf8');
+    return heading(text) ?? dir;
+  };
+  if (spec === 'nav') {
+    if (here === undefined)
+      return { error: 'a course: nav block belongs in a chapter (tutorials/NN-slug/*.md)' };
+    const at = chapters.findIndex((c) => c.dir === here);
+    const words = WORDS[base] ?? WORDS['README.md'];
+    const parts = [];
+    const prev = chapters[at - 1];
+    const next = chapters[at + 1];
+    if (prev) parts.push(`**${words.previous}:** [${label(prev.dir)}](${target(prev.dir).href})`);
+    if (next) parts.push(`**${words.next}:** [${label(next.dir)}](${target(next.dir).href})`);
+    const index = existsSync(path.join(root, 'tutorials', base)) ? base : 'README.md';
+    parts.push(`[${words.all}](../${index})`);
+    return { lines: [parts.join(' · ')] };
+  }
+  if (spec === 'map') {
+    const rows = chapters.map(({ dir }) => {
+      const { packages, spans } = chapterFacts(root, dir);
+      const name = label(dir);
+      const cell = dir === here ? `${name} (this page)` : `[${name}](${target(dir).href})`;
+      return `| ${cell} | ${packages.join(', ') || '—'} | ${spans.join(', ') || '—'} |`;
+    });
+    return { lines: ['', '| chapter | package | Go source |', '|---|---|---|', ...rows, ''] };
+  }
+  return { error: `unknown course block "${spec}" (map or nav)` };
 }
 
 // ---- commands typed in prose -----------------------------------------------
@@ -209,6 +460,8 @@ export function processMarkdown(root, mdFile, text) {
   const problems = [];
   let includes = 0;
   let fence = null;
+  // Originals only: a translation follows its original when it is next translated.
+  const rawTags = path.basename(mdFile) === 'README.md';
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     out.push(line);
@@ -220,36 +473,48 @@ export function processMarkdown(root, mdFile, text) {
       continue;
     }
     if ((fence = openFence(line, i + 1))) continue;
-    if (CLOSE.test(line)) {
-      problems.push({ line: i + 1, message: 'include end marker without an include marker' });
+    if (rawTags && RAW_TAG.test(line.replace(/`[^`]*`/g, ''))) {
+      problems.push({
+        line: i + 1,
+        message:
+          'TypeDoc syntax such as {@link ...} reads raw on GitHub: link to the source file instead, [`Name`](../../packages/pkg/src/file.ts), which the docs site turns into a link to the API page',
+      });
+    }
+    const closing = CLOSE.exec(line);
+    if (closing) {
+      const kind = closing[1];
+      problems.push({ line: i + 1, message: `${kind} end marker without an ${kind} marker` });
       continue;
     }
     const open = OPEN.exec(line);
     if (!open) continue;
+    const [, kind, spec] = open;
     // Find the end marker, skipping fenced blocks (generated code may quote markers).
     let end = -1;
     for (let j = i + 1, inner = null; j < lines.length && end === -1; j++) {
       if (inner) inner = fenceCloses(lines[j], inner) ? null : inner;
       else if ((inner = openFence(lines[j], j + 1))) continue;
-      else if (CLOSE.test(lines[j])) end = j;
+      else if (CLOSE.exec(lines[j])?.[1] === kind) end = j;
       else if (OPEN.test(lines[j])) break;
     }
     if (end === -1) {
       problems.push({
         line: i + 1,
-        message: `include marker is never closed with <!-- /include -->: ${open[1]}`,
+        message: `${kind} marker is never closed with <!-- /${kind} -->: ${spec}`,
       });
       continue;
     }
-    includes++;
+    if (kind === 'include') includes++;
     const old = lines.slice(i + 1, end);
-    const block = renderInclude(root, mdFile, open[1]);
+    const block =
+      kind === 'include' ? renderInclude(root, mdFile, spec) : renderCourse(root, mdFile, spec);
     if (block.error) problems.push({ line: i + 1, message: block.error });
     else if (block.lines.join('\n') !== old.join('\n')) {
+      const what = kind === 'include' ? `include of ${spec}` : `course ${spec}`;
       problems.push({
         line: i + 1,
         stale: true,
-        message: `include of ${open[1]} is out of date (run: node scripts/snippets.mjs)`,
+        message: `${what} is out of date (run: node scripts/snippets.mjs)`,
       });
     }
     out.push(...(block.lines ?? old), lines[end]);

@@ -60,7 +60,7 @@ describe('check-repo.mjs', () => {
           'packages/apimachinery/src/bad.ts':
             "import { newQueue } from '@kcm-ts/workqueue';\nexport const q = newQueue;\n",
         }),
-      'packages/apimachinery/src/bad.ts: imports @kcm-ts/workqueue, which DESIGN.md does not allow for apimachinery',
+      'packages/apimachinery/src/bad.ts: imports @kcm-ts/workqueue, which the package dependency table does not allow for apimachinery',
     ],
     [
       'a missing file',
@@ -79,7 +79,7 @@ describe('check-repo.mjs', () => {
           const { publishConfig, ...rest } = pkg;
           return { ...rest, dependencies: { '@kcm-ts/workqueue': '^0.1.0' }, publishConfig };
         }),
-      'packages/apimachinery/package.json: dependencies has @kcm-ts/workqueue, which DESIGN.md does not allow for apimachinery',
+      'packages/apimachinery/package.json: dependencies has @kcm-ts/workqueue, which the package dependency table does not allow for apimachinery',
     ],
     [
       'an internal dependency without a caret range',
@@ -193,7 +193,7 @@ describe('check-repo.mjs', () => {
       'a package that is not in the dependency table',
       (root) =>
         cpSync(join(root, 'packages/workqueue'), join(root, 'packages/extra'), { recursive: true }),
-      "packages/extra: not in DESIGN.md's package table",
+      'packages/extra: not in the package dependency table of scripts/check-repo.mjs',
     ],
     [
       'a chapter without package.json',
@@ -228,6 +228,80 @@ describe('check-repo.mjs', () => {
           recursive: true,
         }),
       'tutorials/README.md: frontmatter children should be ./00-',
+    ],
+    [
+      'a README that tells readers to install from the registry',
+      (root) =>
+        writeFiles(root, {
+          'packages/informer/README.md':
+            read(root, 'packages/informer/README.md') +
+            '\n```sh\nnpm install @kcm-ts/informer\n```\n',
+        }),
+      'packages/informer/README.md: tells readers to run "npm install @kcm-ts/informer", which fails until the packages are published',
+    ],
+    [
+      'an Install section that packs too few packages',
+      (root) =>
+        writeFiles(root, {
+          'packages/replicaset/README.md': read(root, 'packages/replicaset/README.md').replace(
+            ' -w packages/workqueue',
+            '',
+          ),
+        }),
+      'packages/replicaset/README.md: npm pack should pack packages/apimachinery, packages/informer, packages/replicaset, packages/workqueue (found: replicaset, apimachinery, informer)',
+    ],
+    [
+      'an Install section that forgets a peer of a dependency',
+      (root) =>
+        writeFiles(root, {
+          'packages/manager/README.md': read(root, 'packages/manager/README.md').replace(
+            '*.tgz @kubernetes/client-node',
+            '*.tgz',
+          ),
+        }),
+      'packages/manager/README.md: npm install of the tarballs should add the peers @kubernetes/client-node (found: none)',
+    ],
+    [
+      'an Install section without npm pack',
+      (root) =>
+        writeFiles(root, {
+          'packages/workqueue/README.md': read(root, 'packages/workqueue/README.md').replace(
+            /npm pack [^\n]*\n/,
+            '',
+          ),
+        }),
+      'packages/workqueue/README.md: the Install section lacks `npm pack --pack-destination DIR -w packages/...`',
+    ],
+    [
+      'a chapter that does not end with its navigation',
+      (root) =>
+        writeFiles(root, {
+          'tutorials/02-informer/README.md': read(root, 'tutorials/02-informer/README.md').replace(
+            /<!-- course: nav -->[\s\S]*$/,
+            'The end.\n',
+          ),
+        }),
+      'tutorials/02-informer/README.md: does not end with the chapter navigation',
+    ],
+    [
+      'a chapter whose navigation is not at its end',
+      (root) =>
+        writeFiles(root, {
+          'tutorials/03-object-store/README.md':
+            read(root, 'tutorials/03-object-store/README.md') + '\nMore text after it.\n',
+        }),
+      'tutorials/03-object-store/README.md: does not end with the chapter navigation',
+    ],
+    [
+      'a first chapter without the course map',
+      (root) =>
+        writeFiles(root, {
+          'tutorials/00-introduction/README.md': read(
+            root,
+            'tutorials/00-introduction/README.md',
+          ).replace(/<!-- course: map -->[\s\S]*?<!-- \/course -->/, ''),
+        }),
+      'tutorials/00-introduction/README.md: lacks the course map',
     ],
   ];
 

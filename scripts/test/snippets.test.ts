@@ -329,7 +329,130 @@ describe('snippets.mjs --check', () => {
       { [CHAPTER]: lines('```console', 'npm run bench -w bench', '```') },
       `${CHAPTER}:2: npm run bench -w bench: no package.json for workspace bench`,
     ],
+    [
+      'a region that stops before its function closes',
+      {
+        'packages/demo/src/cut.ts': lines(
+          'export function f(): number {',
+          '  //#region cut',
+          '  const n = 1;',
+          '  if (n > 0) {',
+          '    return n;',
+          '  //#endregion cut',
+          '  }',
+          '  return 0;',
+          '}',
+        ),
+        [CHAPTER]: include('../../packages/demo/src/cut.ts#cut'),
+      },
+      `${CHAPTER}:1: region "cut" in packages/demo/src/cut.ts is unbalanced: a \`{\` opened here is never closed (line 4); move its markers so it holds whole statements`,
+    ],
+    [
+      'a region that holds a function without its closing brace',
+      {
+        'packages/demo/src/head.ts': lines(
+          '//#region head',
+          'export function f(list: number[]): number {',
+          '  return list.length;',
+          '//#endregion head',
+          '}',
+        ),
+        [CHAPTER]: include('../../packages/demo/src/head.ts#head'),
+      },
+      `${CHAPTER}:1: region "head" in packages/demo/src/head.ts is unbalanced: a \`{\` opened here is never closed (line 2); move its markers so it holds whole statements`,
+    ],
+    [
+      'a region that closes what it did not open',
+      {
+        'packages/demo/src/tail.ts': lines(
+          'export function f(): void {',
+          '  //#region tail',
+          '  g();',
+          '}',
+          '//#endregion tail',
+        ),
+        [CHAPTER]: include('../../packages/demo/src/tail.ts#tail'),
+      },
+      `${CHAPTER}:1: region "tail" in packages/demo/src/tail.ts is unbalanced: a \`}\` closes what the region did not open (line 4); move its markers so it holds whole statements`,
+    ],
+    [
+      'a region that ends inside a template literal',
+      {
+        'packages/demo/src/tpl.js': lines(
+          '//#region tpl',
+          'const s = `a ${b} and',
+          '//#endregion tpl',
+          'c`;',
+        ),
+        [CHAPTER]: include('../../packages/demo/src/tpl.js#tpl'),
+      },
+      `${CHAPTER}:1: region "tpl" in packages/demo/src/tpl.js is unbalanced: a template literal is never closed (line 2); move its markers so it holds whole statements`,
+    ],
+    [
+      'TypeDoc link syntax in prose, which GitHub shows raw',
+      { [CHAPTER]: lines('Take a {@link "@kcm-ts/demo"!Clock} here.') },
+      `${CHAPTER}:1: TypeDoc syntax such as {@link ...} reads raw on GitHub: link to the source file instead, [\`Name\`](../../packages/pkg/src/file.ts), which the docs site turns into a link to the API page`,
+    ],
+    [
+      'a course block of an unknown kind',
+      { [CHAPTER]: lines('<!-- course: toc -->', '<!-- /course -->') },
+      `${CHAPTER}:1: unknown course block "toc" (map or nav)`,
+    ],
+    [
+      'a chapter navigation outside a chapter',
+      { 'docs/index.md': lines('<!-- course: nav -->', '<!-- /course -->') },
+      'docs/index.md:1: a course: nav block belongs in a chapter (tutorials/NN-slug/*.md)',
+    ],
+    [
+      'a stale chapter navigation',
+      {
+        'tutorials/00-start/README.md': '# Chapter 0 · Start\n',
+        [CHAPTER]: lines(
+          '# Chapter 1 · Demo',
+          '',
+          '<!-- course: nav -->',
+          'old',
+          '<!-- /course -->',
+        ),
+      },
+      `${CHAPTER}:3: course nav is out of date (run: node scripts/snippets.mjs)`,
+    ],
+    [
+      'an unclosed course block',
+      { [CHAPTER]: lines('<!-- course: nav -->', 'text') },
+      `${CHAPTER}:1: course marker is never closed with <!-- /course -->: nav`,
+    ],
   ];
+
+  it('accepts balanced regions: brackets in strings, templates, comments and regexes, and an open class body', () => {
+    const root = repo({
+      'packages/demo/src/ok.ts': lines(
+        '//#region fields',
+        'export class Store<T> {',
+        '  readonly #items = new Map<string, T>();',
+        '  #count = 0;',
+        '//#endregion fields',
+        '',
+        '  //#region tricky',
+        '  key(x: { a: string }): string {',
+        "    const open = '{(['; // a comment with { and (",
+        '    /* a block comment with ] and } */',
+        '    const t = `${x.a}-${`${open}}`}-{`;',
+        '    const re = /[{(]\\}/g;',
+        '    return (t.replace(re, "}") + open).slice(0, [1, 2].length / 2);',
+        '  }',
+        '  //#endregion tricky',
+        '}',
+      ),
+      [CHAPTER]: lines(
+        include('../../packages/demo/src/ok.ts#fields'),
+        include('../../packages/demo/src/ok.ts#tricky'),
+      ),
+    });
+    const r = expand(root);
+    expect(r.lines).toEqual(['snippets: 2 includes in 1 files, 1 files rewritten']);
+    expect(r.code).toBe(0);
+  });
 
   it.each(failures)('fails on %s, and writes nothing', (_what, files, message) => {
     const root = repo(files);
@@ -445,5 +568,127 @@ describe('snippets.mjs --check', () => {
     writeFiles(root, { 'packages/demo/src/unrelated.ts': 'export {};\n' });
     expect(check(root).code).toBe(0);
     expect(read(root, CHAPTER)).toBe(expanded);
+  });
+});
+
+describe('snippets.mjs: the course navigation', () => {
+  /** Three chapters, two packages whose READMEs' "Learn it" link to chapters 0 and 1. */
+  function course(extra: Record<string, string> = {}): string {
+    const nav = lines('<!-- course: nav -->', '<!-- /course -->', '');
+    return repo({
+      'packages/demo/README.md': lines(
+        '# @kcm-ts/demo',
+        '',
+        '## Learn it',
+        '',
+        '[Chapter 1](../../tutorials/01-demo/README.md)',
+        '',
+      ),
+      'packages/base/README.md': lines(
+        '# @kcm-ts/base',
+        '',
+        '## Learn it',
+        '',
+        'See [chapter 0](../../tutorials/00-start/README.md).',
+        '',
+        '## Other',
+        '',
+        '[not this one](../../tutorials/01-demo/README.md)',
+        '',
+      ),
+      'tutorials/00-start/README.md': lines(
+        '---',
+        "title: '0. Start'",
+        '---',
+        '',
+        '# Chapter 0 · Start',
+        '',
+        '> Go source: `cmd/a.go`, `pkg/b/`',
+        '> and `pkg/c.go` · More.',
+        '',
+        '<!-- course: map -->',
+        '<!-- /course -->',
+        '',
+        nav,
+      ),
+      [CHAPTER]: lines('# Chapter 1 · Demo', '', '> Go source: `pkg/demo/`', '', nav),
+      'tutorials/02-last/README.md': lines('# Chapter 2 · Last', '', nav),
+      'tutorials/02-last/README.zh-CN.md': lines('# 第 2 章 · 最后', '', nav),
+      'tutorials/01-demo/README.zh-CN.md': lines('# 第 1 章 · 演示', '', nav),
+      'tutorials/notes/README.md': '# not a chapter\n',
+      ...extra,
+    });
+  }
+
+  it("writes the map and every chapter's previous and next links from the chapters that exist", () => {
+    const root = course();
+    const r = expand(root);
+    expect(r.code).toBe(0);
+    expect(read(root, 'tutorials/00-start/README.md')).toContain(
+      lines(
+        '<!-- course: map -->',
+        '',
+        '| chapter | package | Go source |',
+        '|---|---|---|',
+        '| Chapter 0 · Start (this page) | `@kcm-ts/base` | `cmd/a.go`, `pkg/b/`, `pkg/c.go` |',
+        '| [Chapter 1 · Demo](../01-demo/README.md) | `@kcm-ts/demo` | `pkg/demo/` |',
+        '| [Chapter 2 · Last](../02-last/README.md) | — | — |',
+        '',
+        '<!-- /course -->',
+        '',
+        '<!-- course: nav -->',
+        '**Next:** [Chapter 1 · Demo](../01-demo/README.md) · [All chapters](../README.md)',
+        '<!-- /course -->',
+      ),
+    );
+    expect(read(root, CHAPTER)).toContain(
+      '**Previous:** [Chapter 0 · Start](../00-start/README.md) · **Next:** [Chapter 2 · Last](../02-last/README.md) · [All chapters](../README.md)',
+    );
+    // The last chapter has no next one.
+    expect(read(root, 'tutorials/02-last/README.md')).toContain(
+      lines(
+        '<!-- course: nav -->',
+        '**Previous:** [Chapter 1 · Demo](../01-demo/README.md) · [All chapters](../README.md)',
+        '<!-- /course -->',
+      ),
+    );
+    // A translation links to its neighbours' translations where they exist.
+    expect(read(root, 'tutorials/02-last/README.zh-CN.md')).toContain(
+      '**上一章:** [第 1 章 · 演示](../01-demo/README.zh-CN.md) · [全部章节](../README.md)',
+    );
+    expect(read(root, 'tutorials/01-demo/README.zh-CN.md')).toContain(
+      '**上一章:** [Chapter 0 · Start](../00-start/README.md) · **下一章:** [第 2 章 · 最后](../02-last/README.zh-CN.md)',
+    );
+    expect(check(root).code).toBe(0);
+  });
+
+  it('finds the navigation stale once a new chapter lands', () => {
+    const root = course();
+    expect(expand(root).code).toBe(0);
+    writeFiles(root, {
+      'tutorials/03-next/README.md': lines(
+        '# Chapter 3 · Next',
+        '',
+        '<!-- course: nav -->',
+        '<!-- /course -->',
+        '',
+      ),
+    });
+    const r = check(root);
+    expect(r.code).toBe(1);
+    expect(r.lines).toContain(
+      'tutorials/00-start/README.md:10: course map is out of date (run: node scripts/snippets.mjs)',
+    );
+    expect(r.lines).toContain(
+      'tutorials/02-last/README.md:3: course nav is out of date (run: node scripts/snippets.mjs)',
+    );
+    expect(r.lines).toContain(
+      'tutorials/03-next/README.md:3: course nav is out of date (run: node scripts/snippets.mjs)',
+    );
+    expect(expand(root).code).toBe(0);
+    expect(read(root, 'tutorials/02-last/README.md')).toContain(
+      '**Next:** [Chapter 3 · Next](../03-next/README.md)',
+    );
+    expect(check(root).code).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { FakeClock } from '@kcm-ts/apimachinery';
 import { describe, expect, it } from 'vitest';
 import { reconcile, run } from './01-desired-vs-actual.js';
+import { drawDesiredVsActual } from './desired-vs-actual-svg.js';
 
 describe('reconcile', () => {
   it('creates what is missing and deletes the newest extras', () => {
@@ -37,4 +38,5 @@ it('converges after every disturbance', async () => {
   await expect(`${lines.join('\n')}\n`).toMatchFileSnapshot(
     './__output__/01-desired-vs-actual.txt',
   );
+  await expect(drawDesiredVsActual(lines)).toMatchFileSnapshot('../desired-vs-actual.svg');
 });

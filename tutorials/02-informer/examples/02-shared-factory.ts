@@ -57,6 +57,16 @@ export async function run(log: (line: string) => void = console.log): Promise<st
     const web = podLister.byNamespace('default').list(parseSelector('app=web'));
     //#endregion two-controllers
 
+    //#region lister-miss
+    const missing = podLister.byNamespace('default').tryGet('web-9'); // undefined
+    let notFound = '';
+    try {
+      podLister.byNamespace('default').get('web-9'); // client-go's shape: throws
+    } catch (err) {
+      notFound = err instanceof Error ? err.message : String(err); // 'pod "web-9" not found'
+    }
+    //#endregion lister-miss
+
     log(
       `web pods from the lister: ${web
         .map((p) => metaNamespaceKeyFunc(p))
@@ -69,6 +79,9 @@ export async function run(log: (line: string) => void = console.log): Promise<st
         .sort()
         .map(([a, n]) => `${a}=${n}`)
         .join(', ')}`,
+    );
+    log(
+      `web-9: tryGet gives ${missing === undefined ? 'undefined' : 'a pod'}; get throws '${notFound}'`,
     );
     log(`requests for pods answered so far: ${requests.join('; ')}`);
     return requests;

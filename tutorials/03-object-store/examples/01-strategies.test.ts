@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { run } from './01-strategies.js';
+import { drawStrategies } from './strategies-svg.js';
 
 it('shows what each strategy costs and how fresh it is', { timeout: 120_000 }, async () => {
   const lines: string[] = [];
@@ -12,4 +13,5 @@ it('shows what each strategy costs and how fresh it is', { timeout: 120_000 }, a
   // Watch: one list and one watch for the whole run; the change arrives as an event.
   expect(by.Watch).toMatchObject({ requests: '1 list, 1 watch', staleFor: 5_000 });
   await expect(`${lines.join('\n')}\n`).toMatchFileSnapshot('./__output__/01-strategies.txt');
+  await expect(drawStrategies(results)).toMatchFileSnapshot('../strategies.svg');
 });

@@ -7,7 +7,7 @@ const timings = { leaseDuration: 4_000, renewDeadline: 3_000, retryPeriod: 1_000
 
 it(
   'a killed leader is replaced after its lease expires, a stopped one releases',
-  { timeout: 180_000 },
+  { timeout: 300_000 },
   async () => {
     const lines: string[] = [];
     const seen: { holder: string | undefined; transitions: number | undefined; kubectl: string }[] =

@@ -123,7 +123,9 @@ export interface ExperimentOptions {
 export async function run(opts: ExperimentOptions = {}): Promise<Failovers> {
   const log = opts.log ?? console.log;
   const timings = opts.timings ?? fastTimings;
-  // Generous: a candidate process needs a moment to start.
+  // Generous: on a busy machine a candidate process can take a minute to
+  // start (tsx compiles it first); once running, a few lease periods suffice.
+  const startup = 90_000;
   const patience = 20_000 + 3 * (timings.leaseDuration + timings.retryPeriod);
   const sandbox = await startSandbox();
   const dir = await mkdtemp(path.join(tmpdir(), 'kcm-ts-ch4-'));
@@ -136,7 +138,7 @@ export async function run(opts: ExperimentOptions = {}): Promise<Failovers> {
     for (const identity of ['replica-1', 'replica-2', 'replica-3']) {
       candidates.push(new CandidateProcess(identity, kubeconfig, timings, log));
     }
-    const leader = await first(candidates, 'leading', patience);
+    const leader = await first(candidates, 'leading', startup + patience);
     await opts.onLeader?.(leader.identity, sandbox, kubeconfig);
 
     log(`--- SIGKILL ${leader.identity}: it cannot release its Lease ---`);
