@@ -9,7 +9,7 @@ import {
   type GroupKind,
   type GroupResource,
 } from './schema.js';
-import { fieldErrorBody, type FieldError } from './field-errors.js';
+import { fieldErrorBody, type FieldError, type FieldErrorType } from './field-errors.js';
 import { goQuote } from './strconv.js';
 
 /**
@@ -91,16 +91,7 @@ const knownReasons: ReadonlySet<string> = new Set([
  * @category Status errors
  */
 export type CauseType =
-  | 'FieldValueNotFound'
-  | 'FieldValueRequired'
-  | 'FieldValueDuplicate'
-  | 'FieldValueInvalid'
-  | 'FieldValueNotSupported'
-  | 'FieldValueForbidden'
-  | 'FieldValueTooLong'
-  | 'FieldValueTooMany'
-  | 'InternalError'
-  | 'FieldValueTypeInvalid'
+  | FieldErrorType
   | 'UnexpectedServerResponse'
   | 'FieldManagerConflict'
   | 'ResourceVersionTooLarge'
