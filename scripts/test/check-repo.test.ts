@@ -1,21 +1,40 @@
-import { cpSync, existsSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { copyFileSync, cpSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { read, repoRoot, runScript, tempDir, writeFiles } from './helpers.js';
 
 const checkRepo = (root?: string) => runScript('check-repo.mjs', root ? ['--root', root] : []);
 
-/** A copy of the real repo's package.json, packages/, tutorials/ and docs/ (sources only). */
+/**
+ * A copy of the real repo's package.json, packages/, tutorials/ and docs/ (sources only).
+ * Other tasks run beside this test (`attw --pack` writes and removes a tarball in a package
+ * folder), so files that vanish while we copy are skipped rather than failing the copy.
+ */
 function copyOfRepo(): string {
   const root = tempDir('check-repo');
   const skip = new Set(['node_modules', 'dist', '.turbo', 'coverage']);
-  for (const entry of ['package.json', 'packages', 'tutorials', 'docs']) {
-    if (!existsSync(join(repoRoot, entry))) continue;
-    cpSync(join(repoRoot, entry), join(root, entry), {
-      recursive: true,
-      filter: (src) => !skip.has(basename(src)),
-    });
-  }
+  const copy = (rel: string): void => {
+    const from = join(repoRoot, rel);
+    let stat;
+    try {
+      stat = lstatSync(from);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    if (stat.isDirectory()) {
+      mkdirSync(join(root, rel), { recursive: true });
+      for (const name of readdirSync(from))
+        if (!skip.has(name) && !name.endsWith('.tgz')) copy(join(rel, name));
+    } else if (stat.isFile()) {
+      try {
+        copyFileSync(from, join(root, rel));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+  };
+  for (const entry of ['package.json', 'packages', 'tutorials', 'docs']) copy(entry);
   return root;
 }
 
