@@ -5,7 +5,7 @@
 // ReplicaSet controller also uses (controller_utils.go,
 // AddPodControllerUIDIndexer), one lookup per ReplicaSet.
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import type { ObjectReference, Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import {
   getControllerOf,
@@ -26,7 +26,6 @@ import {
   type DeletedFinalStateUnknown,
   type EventRecorder,
   type Logger,
-  type ResourceClient,
 } from '@kcm-ts/apimachinery';
 import {
   waitForNamedCacheSync,
@@ -46,7 +45,13 @@ import {
   newRateLimitingQueue,
   type RateLimitingQueue,
 } from '@kcm-ts/workqueue';
-import { rollback, getRollbackTo } from './rollback.js';
+import { rollback } from './rollback.js';
+import { getRollbackTo } from './rollback-to.js';
+import {
+  deploymentReference,
+  type DeploymentControllerClients,
+  type DeploymentSyncContext,
+} from './sync-context.js';
 import { rolloutRecreate } from './recreate.js';
 import { rolloutRolling } from './rolling.js';
 import {
@@ -78,24 +83,6 @@ export const maxRetries = 15;
 const controllerKind = { group: 'apps', version: 'v1', kind: 'Deployment' } as const;
 
 /**
- * The clients the controller writes through, unscoped (it picks the
- * namespace of each object).
- *
- * @category Controller
- */
-export interface DeploymentControllerClients {
-  /** Status updates, rollback updates, and the uncached read before adoption. */
-  deployments: ResourceClient<Deployment>;
-  /** ReplicaSet creation, scaling, adoption and release, and history cleanup. */
-  replicaSets: ResourceClient<ReplicaSet>;
-  /**
-   * Accepted so that one bundle of clients serves the ReplicaSet controller
-   * too; the Deployment controller never writes pods.
-   */
-  pods?: ResourceClient<Pod>;
-}
-
-/**
  * Options for {@link DeploymentController}: the arguments of Go's
  * `NewDeploymentController`, plus the injected clock and logger.
  *
@@ -116,41 +103,6 @@ export interface DeploymentControllerOptions {
   clock?: Clock;
   /** Structured logs; kube-controller-manager passes one named after the controller. Default: none. */
   logger?: Logger;
-}
-
-/**
- * What the sync functions of sync.ts, rolling.ts, recreate.ts, rollback.ts and
- * progress.ts use: the fields of Go's `DeploymentController` they read.
- * Tests build one with fake clients.
- */
-export interface DeploymentSyncContext {
-  readonly client: DeploymentControllerClients;
-  readonly recorder: EventRecorder;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** The ReplicaSet cache, read when a create collides with an existing name. */
-  readonly rsLister: Lister<ReplicaSet>;
-  /** Cancels API calls when the controller stops. */
-  readonly signal?: AbortSignal | undefined;
-  /** Requeues a Deployment with backoff (a stuck rollout's progress check). */
-  enqueueRateLimited(d: Deployment): void;
-  /** Requeues a Deployment after `ms` (the progress deadline). */
-  enqueueAfter(d: Deployment, ms: number): void;
-}
-
-/**
- * A reference to a Deployment for events: objects from a list carry no
- * `apiVersion` and `kind`, so they are set here.
- */
-export function deploymentReference(d: Deployment): ObjectReference {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    namespace: namespaceOf(d),
-    name: nameOf(d),
-    uid: uidOf(d),
-    resourceVersion: resourceVersionOf(d),
-  };
 }
 
 /**

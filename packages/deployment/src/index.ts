@@ -11,14 +11,12 @@
 
 // The controller (deployment_controller.go)
 export { DeploymentController, maxRetries } from './deployment-controller.js';
-export type {
-  DeploymentControllerClients,
-  DeploymentControllerOptions,
-} from './deployment-controller.js';
+export type { DeploymentControllerOptions } from './deployment-controller.js';
+export type { DeploymentControllerClients } from './sync-context.js';
 
 // Legacy rollback (rollback.go)
-export { getRollbackTo, setRollbackTo } from './rollback.js';
-export type { RollbackConfig } from './rollback.js';
+export { getRollbackTo, setRollbackTo } from './rollback-to.js';
+export type { RollbackConfig } from './rollback-to.js';
 
 // Helpers (util/deployment_util.go)
 export {

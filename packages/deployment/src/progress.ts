@@ -2,7 +2,7 @@
 // getReplicaFailures, requeueStuckDeployment).
 import type { Deployment, DeploymentCondition, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { nameOf, namespaceOf } from '@kcm-ts/apimachinery';
-import type { DeploymentSyncContext } from './deployment-controller.js';
+import type { DeploymentSyncContext } from './sync-context.js';
 import { calculateStatus, deploymentStatusEqual, updateDeploymentStatus } from './sync.js';
 import {
   deploymentComplete,

@@ -1,14 +1,14 @@
 // The legacy rollback through the `deprecated.deployment.rollback.to`
 // annotation: pkg/controller/deployment/rollback.go (rollback,
-// rollbackToTemplate, updateDeploymentAndClearRollbackTo, getRollbackTo,
-// setRollbackTo). kubectl's `rollout undo` instead edits the template, which
+// rollbackToTemplate, updateDeploymentAndClearRollbackTo; getRollbackTo and
+// setRollbackTo are in rollback-to.ts). kubectl's `rollout undo` instead edits the template, which
 // needs nothing here: the old ReplicaSet simply becomes the new one again.
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { nameOf, namespaceOf } from '@kcm-ts/apimachinery';
-import { deploymentReference, type DeploymentSyncContext } from './deployment-controller.js';
+import { deploymentReference, type DeploymentSyncContext } from './sync-context.js';
+import { getRollbackTo, setRollbackTo } from './rollback-to.js';
 import { getAllReplicaSetsAndSyncRevision } from './sync.js';
 import {
-  deprecatedRollbackTo,
   equalIgnoreHash,
   lastRevision,
   revision,
@@ -18,48 +18,6 @@ import {
   setDeploymentAnnotationsTo,
   setFromReplicaSetTemplate,
 } from './util/deployment-util.js';
-import { parseGoInt } from './util/strconv.js';
-
-/**
- * Where a rollback goes: Go's `extensions/v1beta1` `RollbackConfig`.
- *
- * @category Rollback
- */
-export interface RollbackConfig {
-  /** The revision to roll back to; 0 means the one before the current. */
-  revision: number;
-}
-
-/**
- * The revision a legacy rollback asks for (0 means the previous one), or
- * `undefined` when there is no request or it is not an integer. Go's
- * `getRollbackTo`, which reads the annotation `extensions/v1beta1`'s
- * `spec.rollbackTo` round-trips through.
- *
- * @category Rollback
- */
-export function getRollbackTo(d: Deployment): RollbackConfig | undefined {
-  const value = d.metadata?.annotations?.[deprecatedRollbackTo];
-  if (!value) return undefined;
-  try {
-    return { revision: parseGoInt(value, 64) };
-  } catch {
-    return undefined; // an invalid request is ignored
-  }
-}
-
-/**
- * Sets or (with `undefined`) clears the legacy rollback request. Go's `setRollbackTo`.
- *
- * @category Rollback
- */
-export function setRollbackTo(d: Deployment, rollbackTo: { revision: number } | undefined): void {
-  if (rollbackTo === undefined) {
-    delete d.metadata?.annotations?.[deprecatedRollbackTo];
-    return;
-  }
-  ((d.metadata ??= {}).annotations ??= {})[deprecatedRollbackTo] = String(rollbackTo.revision);
-}
 
 //#region rollback
 /**

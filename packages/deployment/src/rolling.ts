@@ -4,7 +4,7 @@
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { nameOf, namespaceOf } from '@kcm-ts/apimachinery';
 import { filterActiveReplicaSets, replicaSetsByCreationTimestamp } from '@kcm-ts/replicaset';
-import type { DeploymentSyncContext } from './deployment-controller.js';
+import type { DeploymentSyncContext } from './sync-context.js';
 import { syncRolloutStatus } from './progress.js';
 import {
   cleanupDeployment,

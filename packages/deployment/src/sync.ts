@@ -22,8 +22,8 @@ import {
   replicaSetsBySizeNewer,
   replicaSetsBySizeOlder,
 } from '@kcm-ts/replicaset';
-import { deploymentReference, type DeploymentSyncContext } from './deployment-controller.js';
-import { getRollbackTo } from './rollback.js';
+import { deploymentReference, type DeploymentSyncContext } from './sync-context.js';
+import { getRollbackTo } from './rollback-to.js';
 import {
   equalIgnoreHash,
   failedRSCreateReason,

@@ -33,7 +33,7 @@ import {
   type ResourceInformer,
   type SharedIndexInformer,
 } from '@kcm-ts/informer';
-import type { DeploymentSyncContext } from '../../src/deployment-controller.js';
+import type { DeploymentSyncContext } from '../../src/sync-context.js';
 
 let uidSeq = 0;
 /** A fresh uid. */
