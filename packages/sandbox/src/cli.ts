@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { stopWhenLauncherExits } from './edge/launcher-watch.js';
 import { startSandbox } from './sandbox.js';
+import type { Sandbox } from './sandbox.js';
 import type { Logger, LogValues } from '@kcm-ts/apimachinery';
 
 const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--data-dir DIR | --ephemeral] [--insecure-http] [--history-window N] [--nodes N]
@@ -38,7 +39,18 @@ function integer(
   return Number(value);
 }
 
-async function main(): Promise<void> {
+/** The command line, checked: what to start, and where to write the kubeconfig. */
+interface Flags {
+  port: number;
+  historyWindow: number | undefined;
+  nodes: number;
+  kubeconfigOut: string;
+  dataDir: string | undefined;
+  insecureHttp: boolean;
+}
+
+/** Parses and checks the command line; undefined for `--help`. Exits 2 on a bad one. */
+function parseFlags(): Flags | undefined {
   let values;
   try {
     ({ values } = parseArgs({
@@ -58,10 +70,7 @@ async function main(): Promise<void> {
   } catch (err) {
     fail((err as Error).message);
   }
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return;
-  }
+  if (values.help) return undefined;
   const port = integer('port', values.port, 0, 65535) ?? 6443;
   const historyWindow = integer('history-window', values['history-window'], 1, 10_000_000);
   const nodes = integer('nodes', values.nodes, 0, 100) ?? 1;
@@ -73,33 +82,50 @@ async function main(): Promise<void> {
   }
   if (values['data-dir'] === '') fail('--data-dir must name a directory');
   const dataDir = values.ephemeral ? undefined : path.resolve(values['data-dir'] ?? '.kcm-ts');
+  const insecureHttp = values['insecure-http'] === true;
+  return { port, historyWindow, nodes, kubeconfigOut, dataDir, insecureHttp };
+}
 
+async function main(): Promise<void> {
+  const flags = parseFlags();
+  if (flags === undefined) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const { port, historyWindow, nodes, kubeconfigOut, dataDir } = flags;
   const sandbox = await startSandbox({
     port,
     ...(dataDir ? { dataDir } : {}),
-    ...(values['insecure-http'] ? { insecureHttp: true } : {}),
+    ...(flags.insecureHttp ? { insecureHttp: true } : {}),
     ...(historyWindow !== undefined ? { historyWindow } : {}),
     nodes,
     logger: stderrLogger(),
-  }).catch((err: unknown) => {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE')
-      fail(
-        `port ${port} on 127.0.0.1 is in use: pick another with --port, or --port 0 for a free one`,
-      );
-    if (code === 'EBUSY') {
-      process.stderr.write(`kcm-ts-sandbox: ${(err as Error).message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  });
+  }).catch((err: unknown) => startFailed(err, port));
   await sandbox.writeKubeconfig(kubeconfigOut);
   const relative = (file: string): string => path.relative(process.cwd(), file) || file;
   const state = dataDir ? `state in ${relative(dataDir)}` : 'in memory';
   process.stdout.write(
     `kcm-ts sandbox ready at ${sandbox.url} (${state}): kubectl --kubeconfig ${relative(kubeconfigOut)} get namespaces\n`,
   );
+  stopOnSignals(sandbox);
+}
 
+/** Exits with a clear message when the port or the data directory is taken; rethrows anything else. */
+function startFailed(err: unknown, port: number): never {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    fail(
+      `port ${port} on 127.0.0.1 is in use: pick another with --port, or --port 0 for a free one`,
+    );
+  if (code === 'EBUSY') {
+    process.stderr.write(`kcm-ts-sandbox: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  throw err;
+}
+
+/** Stops the sandbox, once, on Ctrl-C, SIGTERM, or when the launcher is gone. */
+function stopOnSignals(sandbox: Sandbox): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

@@ -9,32 +9,20 @@
  *
  * @packageDocumentation
  */
-export { FaultLab } from './lab/faults.js';
-export type { FailureKind, FaultFilter, RequestCounts } from './lab/faults.js';
 export { startSandbox } from './sandbox.js';
-export { stopWhenLauncherExits } from './edge/launcher-watch.js';
-export { podAnnotations } from './node/kubelet.js';
 export type { Sandbox, SandboxClientOptions, SandboxOptions } from './sandbox.js';
-export { Registry } from './apiserver/registry/store.js';
-export type { RegistryOptions, WriteResult } from './apiserver/registry/store.js';
-export { Watch } from './apiserver/storage/watch.js';
-export type { WatchFilter, WatchStart } from './apiserver/storage/watch.js';
-export { inProcessClient, inProcessMetadataClient } from './client/in-process-client.js';
-export type { InProcessClientOptions } from './client/in-process-client.js';
-export { resources, findResource, apiVersionOf } from './apiserver/resources.js';
-export type { ResourceInfo, Subresource, Verb } from './apiserver/resources.js';
-export {
-  apiHandler,
-  defaultWatchBufferBytes,
-  maxRequestBodyBytes,
-  serverVersion,
-} from './apiserver/server.js';
-export type { ApiHandlerOptions, ServerVersion } from './apiserver/server.js';
-export type { InFlightLimits } from './apiserver/inflight.js';
-export type { PartialObjectMetadata, PartialObjectMetadataList } from './apiserver/response.js';
-export { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './edge/kubeconfig.js';
-export type { KubeconfigParams } from './edge/kubeconfig.js';
+export { stopWhenLauncherExits } from './edge/launcher-watch.js';
 export { makeCertificates } from './edge/tls.js';
 export type { SandboxCertificates } from './edge/tls.js';
-export { Storage } from './apiserver/storage/storage.js';
-export type { StorageOptions, StoredEvent } from './apiserver/storage/storage.js';
+export { FaultLab } from './lab/faults.js';
+export type { FailureKind, FaultFilter, RequestCounts } from './lab/faults.js';
+export { inProcessClient, inProcessMetadataClient } from './client/in-process-client.js';
+export type { InProcessClientOptions } from './client/in-process-client.js';
+export type { PartialObjectMetadata } from './apiserver/response.js';
+export { resources, findResource } from './apiserver/resources.js';
+export type { ResourceInfo, Subresource, Verb } from './apiserver/resources.js';
+export { podAnnotations } from './node/kubelet.js';
+// Types only: `Sandbox.registry` hands these out, and nothing outside constructs them.
+export type { Registry, RegistryOptions, WriteResult } from './apiserver/registry/store.js';
+export type { Storage, StorageOptions, StoredEvent } from './apiserver/storage/storage.js';
+export type { Watch, WatchFilter, WatchStart } from './apiserver/storage/watch.js';

@@ -23,8 +23,10 @@ import { apiHandler } from './apiserver/server.js';
 import type { PartialObjectMetadata } from './apiserver/response.js';
 import { Reviewer } from './apiserver/registry/reviews.js';
 import { SimulatedNode } from './node/simulated-node.js';
-import { ensureKubernetesService } from './apiserver/registry/service/storage.js';
+import { ensureKubernetesService } from './apiserver/registry/service/kubernetes-service.js';
+import { hostKernelVersion } from './edge/host.js';
 import { makeCertificates } from './edge/tls.js';
+import type { SandboxCertificates } from './edge/tls.js';
 
 /**
  * Options for {@link startSandbox}.
@@ -204,7 +206,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
 async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<Sandbox> {
   const token = kept?.token ?? opts.token ?? randomBytes(24).toString('base64url');
-  const registry = new Registry({
+  const registry = newRegistry(opts, kept, token);
+  // Certificates follow the real time, whatever clock the registry keeps.
+  const certs = opts.insecureHttp
+    ? undefined
+    : (kept?.certificates(new Date()) ?? makeCertificates());
+  const faults = new FaultLab(registry.clock, () => registry.storage.compact());
+  const logs = new ContainerLogs();
+  const server = await startServer(registry, opts, { token, certs, faults, logs });
+  const cluster = await startNodes(registry, logs, opts).catch(async (err: unknown) => {
+    await server.close();
+    throw err;
+  });
+  ensureKubernetesService(registry, server.port);
+  server.setAddress(`127.0.0.1:${server.port}`);
+  return sandboxHandle({ registry, token, certs, faults, server, cluster, kept });
+}
+
+/** The registry of a sandbox, on its kept state if it has a data directory. */
+function newRegistry(opts: SandboxOptions, kept: DataDir | undefined, token: string): Registry {
+  return new Registry({
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.historyWindow !== undefined ? { historyWindow: opts.historyWindow } : {}),
     ...(opts.bookmarkInterval !== undefined ? { bookmarkInterval: opts.bookmarkInterval } : {}),
@@ -212,48 +233,81 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
     ...(kept ? { backend: kept.backend } : {}),
     reviewer: new Reviewer(new TokenAuthenticator(token)),
   });
-  // Certificates follow the real time, whatever clock the registry keeps.
-  const certs = opts.insecureHttp
-    ? undefined
-    : (kept?.certificates(new Date()) ?? makeCertificates());
+}
+
+/** What the server in front of the registry needs besides it. */
+interface ServerParts {
+  token: string;
+  certs: SandboxCertificates | undefined;
+  faults: FaultLab;
+  logs: ContainerLogs;
+}
+
+/** The HTTP(S) server of a sandbox, listening. */
+interface RunningServer {
+  /** The port it listens on. */
+  readonly port: number;
+  /** Tells the handler the address it is reached at (discovery's serverAddressByClientCIDRs). */
+  setAddress(address: string): void;
+  /** Listens again on `port`, after {@link RunningServer.close}. */
+  listen(port: number): Promise<void>;
+  /** Stops the fault lab's timers and the listener. */
+  close(): Promise<void>;
+}
+
+/** Starts the API handler on 127.0.0.1, on the port asked for. */
+async function startServer(
+  registry: Registry,
+  opts: SandboxOptions,
+  parts: ServerParts,
+): Promise<RunningServer> {
   let serverAddress = '127.0.0.1:0';
-  const faults = new FaultLab(registry.clock, () => registry.storage.compact());
-  const logs = new ContainerLogs();
   const handler = apiHandler(registry, {
-    token,
-    faults,
-    podLogs: logs,
+    token: parts.token,
+    faults: parts.faults,
+    podLogs: parts.logs,
     get serverAddress() {
       return serverAddress;
     },
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
   });
   const listener = createListener(handler, {
-    tls: certs,
+    tls: parts.certs,
     ...(opts.requestHeaderTimeout !== undefined
       ? { requestHeaderTimeout: opts.requestHeaderTimeout }
       : {}),
     ...(opts.idleTimeout !== undefined ? { idleTimeout: opts.idleTimeout } : {}),
   });
-  const listen = (port: number): Promise<void> => listener.listen(port);
-  const close = (): Promise<void> => {
-    faults.stop();
-    return listener.close();
+  await listener.listen(opts.port ?? 0);
+  return {
+    port: listener.port(),
+    setAddress(address) {
+      serverAddress = address;
+    },
+    listen: (port) => listener.listen(port),
+    close() {
+      parts.faults.stop();
+      return listener.close();
+    },
   };
-  await listen(opts.port ?? 0);
-  const client = <T extends KubeObject>(group: string, resource: string) =>
-    inProcessClient<T>(registry, registry.resource(group, resource));
-  const cluster = await startNodes(registry, client, logs, opts).catch(async (err: unknown) => {
-    await close();
-    throw err;
-  });
-  const port = listener.port();
-  ensureKubernetesService(registry, port);
-  serverAddress = `127.0.0.1:${port}`;
+}
+
+/** The {@link Sandbox} a caller gets: addresses, credentials, clients, restart and stop. */
+function sandboxHandle(parts: {
+  registry: Registry;
+  token: string;
+  certs: SandboxCertificates | undefined;
+  faults: FaultLab;
+  server: RunningServer;
+  cluster: { nodes: string[]; stop: () => Promise<void> };
+  kept: DataDir | undefined;
+}): Sandbox {
+  const { registry, token, certs, faults, server, cluster, kept } = parts;
+  const port = server.port;
   const url = `${certs ? 'https' : 'http'}://127.0.0.1:${port}`;
   const params = { server: url, token, ...(certs ? { caCert: certs.caCert } : {}) };
+  const withFaults = (o?: SandboxClientOptions) => (o?.faults ? { faults } : {});
   let stopped: Promise<void> | undefined;
-
   return {
     url,
     port,
@@ -263,26 +317,22 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
     kubeconfigObject: kubeconfigObject(params),
     registry,
     client: <T extends KubeObject>(group: string, resource: string, o?: SandboxClientOptions) =>
-      inProcessClient<T>(registry, registry.resource(group, resource), o?.faults ? { faults } : {}),
+      inProcessClient<T>(registry, registry.resource(group, resource), withFaults(o)),
     metadataClient: (group: string, resource: string, o?: SandboxClientOptions) =>
-      inProcessMetadataClient(
-        registry,
-        registry.resource(group, resource),
-        o?.faults ? { faults } : {},
-      ),
+      inProcessMetadataClient(registry, registry.resource(group, resource), withFaults(o)),
     writeKubeconfig: (file: string) => writeKubeconfig(file, params),
     faults,
     nodes: cluster.nodes,
     async restart(whileDown) {
       if (stopped) throw new Error('the sandbox has stopped');
-      await close();
+      await server.close();
       await whileDown?.();
-      await listen(port);
+      await server.listen(port);
     },
     stop() {
       stopped ??= cluster
         .stop()
-        .then(close)
+        .then(() => server.close())
         .then(() => kept?.release());
       return stopped;
     },
@@ -292,7 +342,6 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
 /** Starts the simulated nodes and the scheduler, if any nodes were asked for. */
 async function startNodes(
   registry: Registry,
-  client: <T extends KubeObject>(group: string, resource: string) => ResourceClient<T>,
   logs: ContainerLogs,
   opts: SandboxOptions,
 ): Promise<{ nodes: string[]; stop: () => Promise<void> }> {
@@ -305,6 +354,9 @@ async function startNodes(
   // Every node's informers, managers and timers listen to this one signal.
   setMaxListeners(20 * (count + 1), abort.signal);
   const clock = registry.clock;
+  const client = <T extends KubeObject>(group: string, resource: string): ResourceClient<T> =>
+    inProcessClient<T>(registry, registry.resource(group, resource));
+  const kernelVersion = hostKernelVersion();
   const events = new EventRecorder(client('', 'events'), clock);
   const nodes = Array.from(
     { length: count },
@@ -321,6 +373,7 @@ async function startNodes(
           podStopDelay: opts.podStopDelay ?? 500,
           logs,
           logger: opts.logger?.withName('kubelet'),
+          kernelVersion,
         },
         abort.signal,
       ),

@@ -1,6 +1,11 @@
 // The resources the sandbox serves, with the discovery facts kube-apiserver
 // v1.32 advertises for them (api/discovery/aggregated_v2.json in
-// kubernetes/kubernetes). Behaviour per kind lives in strategy.ts.
+// kubernetes/kubernetes): apimachinery's table of built-in resources, plus
+// the Services and reviews it lacks, with what only discovery tells
+// (short names, categories, verbs, subresources) and where each is stored.
+// Behaviour per kind lives in registry/strategy.ts.
+import { builtinResources } from '@kcm-ts/apimachinery';
+import type { ResourceInfo as BuiltinResourceInfo } from '@kcm-ts/apimachinery';
 
 /**
  * The verbs a resource supports, as discovery lists them.
@@ -19,23 +24,13 @@ export type Subresource =
   'status' | 'scale' | 'finalize' | 'binding' | 'log' | 'exec' | 'attach' | 'portforward';
 
 /**
- * One resource the sandbox serves: what discovery says about it.
+ * One resource the sandbox serves: what discovery says about it. The
+ * group, version, kind, scope and singular name are those of
+ * `@kcm-ts/apimachinery`'s resource table; the rest is the sandbox's.
  *
  * @category Resources
  */
-export interface ResourceInfo {
-  /** API group; `''` for the core group. */
-  readonly group: string;
-  /** API version, such as `v1`. */
-  readonly version: string;
-  /** The plural resource name used in URLs, such as `deployments`. */
-  readonly resource: string;
-  /** The singular name, such as `deployment`. */
-  readonly singular: string;
-  /** The object kind, such as `Deployment`. */
-  readonly kind: string;
-  /** True for namespaced resources. */
-  readonly namespaced: boolean;
+export interface ResourceInfo extends BuiltinResourceInfo {
   /** Short names kubectl accepts, such as `deploy`. */
   readonly shortNames: readonly string[];
   /** Categories, such as `all` (what `kubectl get all` expands). */
@@ -53,6 +48,9 @@ export interface ResourceInfo {
   readonly storage: string;
 }
 
+/** What the sandbox adds to a resource's identity. */
+type Served = Partial<Omit<ResourceInfo, keyof BuiltinResourceInfo>>;
+
 const allVerbs: readonly Verb[] = [
   'create',
   'delete',
@@ -64,20 +62,15 @@ const allVerbs: readonly Verb[] = [
   'watch',
 ];
 
-function info(
-  gv: string,
-  resource: string,
-  kind: string,
-  rest: Partial<Omit<ResourceInfo, 'group' | 'version' | 'resource' | 'kind'>> = {},
-): ResourceInfo {
-  const [group, version] = gv.includes('/') ? gv.split('/') : ['', gv];
+function info(identity: BuiltinResourceInfo, rest: Served = {}): ResourceInfo {
+  const { group, version, resource, kind, namespaced, singular } = identity;
   return Object.freeze({
-    group: group ?? '',
-    version: version ?? gv,
+    group,
+    version,
     resource,
     kind,
-    singular: rest.singular ?? kind.toLowerCase(),
-    namespaced: rest.namespaced ?? true,
+    singular,
+    namespaced,
     shortNames: Object.freeze([...(rest.shortNames ?? [])]),
     categories: Object.freeze([...(rest.categories ?? [])]),
     verbs: Object.freeze([...(rest.verbs ?? allVerbs)]),
@@ -86,6 +79,21 @@ function info(
   });
 }
 
+/** A resource apimachinery's table does not have: served here only. */
+function own(gv: string, resource: string, kind: string, namespaced: boolean): BuiltinResourceInfo {
+  const [group, version] = gv.includes('/') ? gv.split('/') : ['', gv];
+  return {
+    group: group ?? '',
+    version: version ?? gv,
+    resource,
+    kind,
+    namespaced,
+    singular: kind.toLowerCase(),
+  };
+}
+
+const builtin = builtinResources;
+
 /**
  * Every resource the sandbox serves, core group first, in the order discovery
  * lists them.
@@ -93,48 +101,45 @@ function info(
  * @category Resources
  */
 export const resources: readonly ResourceInfo[] = Object.freeze([
-  info('v1', 'namespaces', 'Namespace', {
-    namespaced: false,
+  info(builtin.namespaces, {
     shortNames: ['ns'],
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: ['status', 'finalize'],
   }),
-  info('v1', 'pods', 'Pod', {
+  info(builtin.pods, {
     shortNames: ['po'],
     categories: ['all'],
     subresources: ['attach', 'binding', 'exec', 'log', 'portforward', 'status'],
   }),
-  info('v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
-  info('v1', 'secrets', 'Secret'),
-  info('v1', 'events', 'Event', { shortNames: ['ev'] }),
-  info('v1', 'nodes', 'Node', { namespaced: false, shortNames: ['no'], subresources: ['status'] }),
+  info(builtin.configMaps, { shortNames: ['cm'] }),
+  info(builtin.secrets),
+  info(builtin.events, { shortNames: ['ev'] }),
+  info(builtin.nodes, { shortNames: ['no'], subresources: ['status'] }),
   // kube-apiserver also serves services/proxy, which a sandbox with no
   // network behind its ClusterIPs leaves out.
-  info('v1', 'services', 'Service', {
+  info(own('v1', 'services', 'Service', true), {
     shortNames: ['svc'],
     categories: ['all'],
     subresources: ['status'],
   }),
-  info('apps/v1', 'deployments', 'Deployment', {
+  info(builtin.deployments, {
     shortNames: ['deploy'],
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
-  info('apps/v1', 'replicasets', 'ReplicaSet', {
+  info(builtin.replicaSets, {
     shortNames: ['rs'],
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
-  info('coordination.k8s.io/v1', 'leases', 'Lease'),
-  info('events.k8s.io/v1', 'events', 'Event', { shortNames: ['ev'], storage: 'events' }),
+  info(builtin.leases),
+  info(builtin.eventsV1, { shortNames: ['ev'], storage: 'events' }),
   // Reviews are answered, never stored (storage ''): see reviews.ts.
-  info('authentication.k8s.io/v1', 'tokenreviews', 'TokenReview', {
-    namespaced: false,
+  info(own('authentication.k8s.io/v1', 'tokenreviews', 'TokenReview', false), {
     verbs: ['create'],
     storage: '',
   }),
-  info('authorization.k8s.io/v1', 'subjectaccessreviews', 'SubjectAccessReview', {
-    namespaced: false,
+  info(own('authorization.k8s.io/v1', 'subjectaccessreviews', 'SubjectAccessReview', false), {
     verbs: ['create'],
     storage: '',
   }),

@@ -157,19 +157,7 @@ export function apiHandler(
   // The filters kube-apiserver runs before any handler, in its order: public
   // paths, then authentication, then the in-flight cap.
   async function filters(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
-    const path = target.path.replace(/\/+$/, '') || '/';
-    if (
-      ['/healthz', '/livez', '/readyz'].includes(path) ||
-      /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path)
-    ) {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('ok');
-      return;
-    }
-    if (path === '/version') {
-      if (req.method !== 'GET') return methodNotAllowed(req, res, target.query);
-      return send(res, 200, serverVersion);
-    }
+    if (servePublic(req, res, target)) return;
     if (!authn.authenticateHeader(req.headers.authorization)) {
       return send(res, 401, newUnauthorized('Unauthorized').toStatus());
     }
@@ -205,6 +193,23 @@ export function apiHandler(
       fail(req, res, err, target?.query);
     }
   };
+}
+
+/** The paths anyone may ask for, before authentication: the health checks and `/version`. */
+function servePublic(req: IncomingMessage, res: ServerResponse, target: Target): boolean {
+  const path = target.path.replace(/\/+$/, '') || '/';
+  if (
+    ['/healthz', '/livez', '/readyz'].includes(path) ||
+    /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path)
+  ) {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('ok');
+    return true;
+  }
+  if (path !== '/version') return false;
+  if (req.method !== 'GET') methodNotAllowed(req, res, target.query);
+  else send(res, 200, serverVersion);
+  return true;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The simulated kubelet: it runs no containers, but moves each pod bound to
 // its node through the states a real kubelet reports (pkg/kubelet/kubelet.go
-// syncPod, pkg/kubelet/kubelet_pods.go generateAPIPodStatus), using the
-// kubelet's object managers for the Secrets and ConfigMaps the pods need.
+// syncPod; the status itself is pod-status.ts), using the kubelet's object
+// managers for the Secrets and ConfigMaps the pods need (container-config.ts).
 import {
   formatTime,
   isConflict,
@@ -23,12 +23,15 @@ import type {
   Container,
   ContainerStatus,
   Pod,
-  PodCondition,
   PodStatus,
   Secret,
 } from 'kubernetes-types/core/v1.js';
+import { envProblem, envRefs, mountProblem, volumeRefs } from './container-config.js';
+import type { ConfigProblem } from './container-config.js';
 import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
+import { fullImageName, imageTag } from './images.js';
+import { containerStatus, podConditions, waiting } from './pod-status.js';
 
 /**
  * Annotations a pod may carry to steer the simulated kubelet.
@@ -103,42 +106,6 @@ export interface KubeletOptions {
   logs: ContainerLogs;
   /** Where failed pod syncs are reported; the no-op logger when unset. */
   logger?: Logger | undefined;
-}
-
-/** A tag at the end of an image reference, not a registry port. */
-function imageTag(image: string): string | undefined {
-  const last = image.slice(image.lastIndexOf('/') + 1);
-  const at = last.indexOf('@');
-  const name = at >= 0 ? last.slice(0, at) : last;
-  const colon = name.lastIndexOf(':');
-  return colon >= 0 ? name.slice(colon + 1) : undefined;
-}
-
-/** Docker Hub's defaults, as the container runtime reports image names. */
-function fullImageName(image: string): string {
-  const first = image.split('/')[0]!;
-  const hasRegistry =
-    image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
-  let name = hasRegistry ? image : `docker.io/${image.includes('/') ? '' : 'library/'}${image}`;
-  if (imageTag(name) === undefined && !name.includes('@')) name += ':latest';
-  return name;
-}
-
-function hex(seed: string, length: number): string {
-  let h = 0x811c9dc5;
-  let out = '';
-  while (out.length < length) {
-    for (const ch of seed + out.length) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-    out += h.toString(16).padStart(8, '0');
-  }
-  return out.slice(0, length);
-}
-
-/** Why a container cannot be created yet, and whether it is a volume (still ContainerCreating). */
-interface ConfigProblem {
-  reason: 'CreateContainerConfigError' | 'ContainerCreating';
-  message: string;
-  event: { reason: string; message: string };
 }
 
 /**
@@ -361,6 +328,7 @@ export class SimulatedKubelet {
     }
   }
 
+  /** The status the pod should have now, scheduling the next sync when it will change. */
   async #desiredStatus(
     key: string,
     state: PodState,
@@ -368,65 +336,107 @@ export class SimulatedKubelet {
     containers: Container[],
     now: number,
   ): Promise<PodStatus> {
-    const waiting = (reason: string, message?: string): ContainerStatus['state'] => ({
-      waiting: { reason, ...(message !== undefined ? { message } : {}) },
-    });
+    const pulling = this.#pullStatus(key, state, pod, containers, now);
+    if (pulling !== undefined) return pulling;
+    if (state.startedAt === undefined) {
+      // The one wait of a sync (the reads of what the pod references):
+      // other steps stay synchronous, so syncs interleave with the rest of
+      // the cluster at the same points.
+      const problem = await this.#configProblem(pod, containers);
+      const creating = this.#creatingStatus(key, state, pod, containers, now, problem);
+      if (creating !== undefined) return creating;
+    }
+    return (
+      this.#crashLoopStatus(key, state, pod, containers, now) ??
+      this.#runningStatus(key, state, pod, containers, now)
+    );
+  }
 
-    // Images first: nothing runs without them.
+  /** Images first: nothing runs without them. A tag that fails to pull shows ErrImagePull, then back-off. */
+  #pullStatus(
+    key: string,
+    state: PodState,
+    pod: Pod,
+    containers: Container[],
+    now: number,
+  ): PodStatus | undefined {
     const badImage = containers.find((c) => failingTags.has(imageTag(c.image ?? '') ?? ''));
-    if (badImage !== undefined && state.startedAt === undefined) {
-      const image = badImage.image ?? '';
-      if (now >= state.pullBackoffUntil) {
-        state.pullFailures++;
-        state.pullErrorUntil = now + 1_000;
-        state.pullBackoffUntil = now + backoff(state.pullFailures);
-        this.#record(state, pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
-      }
-      let shown: ContainerStatus['state'];
-      if (now < state.pullErrorUntil) {
-        const message = `Failed to pull image "${image}": rpc error: code = NotFound desc = failed to pull and unpack image "${fullImageName(image)}": not found`;
-        this.#record(state, pod, 'Warning', 'Failed', message);
-        this.#record(state, pod, 'Warning', 'Failed', 'Error: ErrImagePull');
-        shown = waiting('ErrImagePull', message);
-        this.#after(key, state.pullErrorUntil - now); // then the back-off shows
-      } else {
-        const message = `Back-off pulling image "${image}"`;
-        this.#record(state, pod, 'Normal', 'BackOff', message);
-        this.#record(state, pod, 'Warning', 'Failed', 'Error: ImagePullBackOff');
-        shown = waiting('ImagePullBackOff', message);
-        this.#after(key, state.pullBackoffUntil - now);
-      }
-      return this.#status(state, pod, containers, now, (c) =>
-        c === badImage ? shown : waiting('ContainerCreating'),
+    if (badImage === undefined || state.startedAt !== undefined) return undefined;
+    const image = badImage.image ?? '';
+    if (now >= state.pullBackoffUntil) {
+      state.pullFailures++;
+      state.pullErrorUntil = now + 1_000;
+      state.pullBackoffUntil = now + backoff(state.pullFailures);
+      this.#record(state, pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
+    }
+    let shown: ContainerStatus['state'];
+    if (now < state.pullErrorUntil) {
+      const message = `Failed to pull image "${image}": rpc error: code = NotFound desc = failed to pull and unpack image "${fullImageName(image)}": not found`;
+      this.#record(state, pod, 'Warning', 'Failed', message);
+      this.#record(state, pod, 'Warning', 'Failed', 'Error: ErrImagePull');
+      shown = waiting('ErrImagePull', message);
+      this.#after(key, state.pullErrorUntil - now); // then the back-off shows
+    } else {
+      const message = `Back-off pulling image "${image}"`;
+      this.#record(state, pod, 'Normal', 'BackOff', message);
+      this.#record(state, pod, 'Warning', 'Failed', 'Error: ImagePullBackOff');
+      shown = waiting('ImagePullBackOff', message);
+      this.#after(key, state.pullBackoffUntil - now);
+    }
+    return this.#status(state, pod, containers, now, (c) =>
+      c === badImage ? shown : waiting('ContainerCreating'),
+    );
+  }
+
+  /**
+   * Before the containers start: what they need must exist (`problem` says
+   * what is missing), then they take their start delay. Undefined once they
+   * have started.
+   */
+  #creatingStatus(
+    key: string,
+    state: PodState,
+    pod: Pod,
+    containers: Container[],
+    now: number,
+    problem: ConfigProblem | undefined,
+  ): PodStatus | undefined {
+    if (problem !== undefined) {
+      this.#record(state, pod, 'Warning', problem.event.reason, problem.event.message);
+      this.#after(key, retryPeriod);
+      return this.#status(state, pod, containers, now, () =>
+        waiting(
+          problem.reason,
+          problem.reason === 'ContainerCreating' ? undefined : problem.message,
+        ),
       );
     }
-
-    if (state.startedAt === undefined) {
-      const problem = await this.#configProblem(pod, containers);
-      if (problem !== undefined) {
-        this.#record(state, pod, 'Warning', problem.event.reason, problem.event.message);
-        this.#after(key, retryPeriod);
-        return this.#status(state, pod, containers, now, () =>
-          waiting(
-            problem.reason,
-            problem.reason === 'ContainerCreating' ? undefined : problem.message,
-          ),
-        );
-      }
-      state.startAt ??= now + this.#delay(pod, podAnnotations.startDelay, this.#opts.podStartDelay);
-      if (now < state.startAt) {
-        this.#after(key, state.startAt - now);
-        return this.#status(state, pod, containers, now, () => waiting('ContainerCreating'));
-      }
-      state.startedAt = state.startAt;
-      this.#started(state, pod, containers);
+    state.startAt ??= now + this.#delay(pod, podAnnotations.startDelay, this.#opts.podStartDelay);
+    if (now < state.startAt) {
+      this.#after(key, state.startAt - now);
+      return this.#status(state, pod, containers, now, () => waiting('ContainerCreating'));
     }
+    state.startedAt = state.startAt;
+    this.#started(state, pod, containers);
+    return undefined;
+  }
 
-    // Running: crash, back off, restart.
+  /**
+   * Running: a container that crashes fails the pod (restartPolicy Never) or
+   * backs off and restarts. Undefined while it runs.
+   */
+  #crashLoopStatus(
+    key: string,
+    state: PodState,
+    pod: Pod,
+    containers: Container[],
+    now: number,
+  ): PodStatus | undefined {
+    const startedAt = state.startedAt!;
     const crashAfter = this.#delay(pod, podAnnotations.crashAfter, Infinity);
-    if (state.crashLoopUntil === undefined && state.startedAt + crashAfter <= now) {
-      const finishedAt = state.startedAt + crashAfter;
-      state.lastTermination = { exitCode: 1, startedAt: state.startedAt, finishedAt };
+    if (state.crashLoopUntil === undefined && startedAt + crashAfter <= now) {
+      const finishedAt = startedAt + crashAfter;
+      state.lastTermination = { exitCode: 1, startedAt, finishedAt };
       this.#log(
         state,
         containers,
@@ -440,7 +450,7 @@ export class SimulatedKubelet {
           terminated: {
             exitCode: 1,
             reason: 'Error',
-            startedAt: formatTime(state.lastTermination!.startedAt),
+            startedAt: formatTime(startedAt),
             finishedAt: formatTime(finishedAt),
           },
         }));
@@ -448,45 +458,57 @@ export class SimulatedKubelet {
       state.restartCount++;
       state.crashLoopUntil = finishedAt + backoff(state.restartCount);
     }
-    if (state.crashLoopUntil !== undefined) {
-      if (now < state.crashLoopUntil) {
-        const wait = Math.round(backoff(state.restartCount) / 1000);
-        this.#record(
-          state,
-          pod,
-          'Warning',
-          'BackOff',
-          'Back-off restarting failed container',
-          `BackOff/${state.restartCount}`,
-        );
-        this.#after(key, state.crashLoopUntil - now);
-        return this.#status(state, pod, containers, now, (c) =>
-          waiting(
-            'CrashLoopBackOff',
-            `back-off ${wait}s restarting failed container=${c.name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${state.uid})`,
-          ),
-        );
-      }
-      state.startedAt = state.crashLoopUntil;
-      state.crashLoopUntil = undefined;
-      this.#started(state, pod, containers, `/${state.restartCount}`);
+    if (state.crashLoopUntil === undefined) return undefined;
+    if (now < state.crashLoopUntil) {
+      const wait = Math.round(backoff(state.restartCount) / 1000);
+      this.#record(
+        state,
+        pod,
+        'Warning',
+        'BackOff',
+        'Back-off restarting failed container',
+        `BackOff/${state.restartCount}`,
+      );
+      this.#after(key, state.crashLoopUntil - now);
+      return this.#status(state, pod, containers, now, (c) =>
+        waiting(
+          'CrashLoopBackOff',
+          `back-off ${wait}s restarting failed container=${c.name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${state.uid})`,
+        ),
+      );
     }
+    state.startedAt = state.crashLoopUntil;
+    state.crashLoopUntil = undefined;
+    this.#started(state, pod, containers, `/${state.restartCount}`);
+    return undefined;
+  }
+
+  /** Running containers: ready after their ready delay; the next crash, if any, is scheduled. */
+  #runningStatus(
+    key: string,
+    state: PodState,
+    pod: Pod,
+    containers: Container[],
+    now: number,
+  ): PodStatus {
+    const startedAt = state.startedAt!;
+    const crashAfter = this.#delay(pod, podAnnotations.crashAfter, Infinity);
     const readyAt =
-      state.startedAt + this.#delay(pod, podAnnotations.readyDelay, this.#opts.podReadyDelay);
+      startedAt + this.#delay(pod, podAnnotations.readyDelay, this.#opts.podReadyDelay);
     if (now < readyAt) this.#after(key, readyAt - now);
     else if (!state.recorded.has(`LogReady/${state.restartCount}`)) {
       state.recorded.add(`LogReady/${state.restartCount}`);
       this.#log(state, containers, readyAt, () => 'is ready');
     }
-    if (state.startedAt + crashAfter > now && Number.isFinite(crashAfter)) {
-      this.#after(key, state.startedAt + crashAfter - now);
+    if (startedAt + crashAfter > now && Number.isFinite(crashAfter)) {
+      this.#after(key, startedAt + crashAfter - now);
     }
     return this.#status(
       state,
       pod,
       containers,
       now,
-      () => ({ running: { startedAt: formatTime(state.startedAt!) } }),
+      () => ({ running: { startedAt: formatTime(startedAt) } }),
       now >= readyAt,
     );
   }
@@ -549,52 +571,16 @@ export class SimulatedKubelet {
     //#endregion kubelet-lookup
     // Volumes are mounted before containers are created: the pod stays ContainerCreating.
     for (const v of pod.spec?.volumes ?? []) {
-      const refs: ['configmap' | 'secret', string, boolean][] = [];
-      if (v.configMap)
-        refs.push(['configmap', v.configMap.name ?? '', v.configMap.optional === true]);
-      if (v.secret) refs.push(['secret', v.secret.secretName ?? '', v.secret.optional === true]);
-      for (const s of v.projected?.sources ?? []) {
-        if (s.configMap)
-          refs.push(['configmap', s.configMap.name ?? '', s.configMap.optional === true]);
-        if (s.secret) refs.push(['secret', s.secret.name ?? '', s.secret.optional === true]);
-      }
-      for (const [kind, name, optional] of refs) {
-        if (optional || name === '') continue;
+      for (const [kind, name] of volumeRefs(v)) {
         const got = await lookup(kind, name);
-        if (typeof got === 'string') {
-          const message = `MountVolume.SetUp failed for volume "${v.name}" : ${got}`;
-          return {
-            reason: 'ContainerCreating',
-            message,
-            event: { reason: 'FailedMount', message },
-          };
-        }
+        if (typeof got === 'string') return mountProblem(v, got);
       }
     }
     for (const c of containers) {
-      for (const from of c.envFrom ?? []) {
-        const ref = from.configMapRef ?? from.secretRef;
-        if (ref === undefined || ref.optional === true) continue;
-        const got = await lookup(from.configMapRef ? 'configmap' : 'secret', ref.name ?? '');
-        if (typeof got === 'string') return configError(got);
-      }
-      for (const env of c.env ?? []) {
-        const cm = env.valueFrom?.configMapKeyRef;
-        const sec = env.valueFrom?.secretKeyRef;
-        const ref = cm ?? sec;
-        if (ref === undefined || ref.optional === true) continue;
-        const kind = cm ? 'configmap' : 'secret';
-        const got = await lookup(kind, ref.name ?? '');
-        if (typeof got === 'string') return configError(got);
-        const data = {
-          ...(got as { data?: Record<string, string> }).data,
-          ...(got as { binaryData?: Record<string, string> }).binaryData,
-        };
-        if (!(ref.key in data)) {
-          return configError(
-            `couldn't find key ${ref.key} in ${cm ? 'ConfigMap' : 'Secret'} ${ns}/${ref.name}`,
-          );
-        }
+      for (const ref of envRefs(c)) {
+        const got = await lookup(ref.kind, ref.name);
+        const problem = envProblem(ns, ref, got);
+        if (problem !== undefined) return problem;
       }
     }
     return undefined;
@@ -608,63 +594,9 @@ export class SimulatedKubelet {
     containerState: (c: Container) => ContainerStatus['state'],
     ready = false,
   ): PodStatus {
-    const previous = pod.status?.conditions ?? [];
-    const condition = (
-      type: string,
-      ok: boolean,
-      reason?: string,
-      message?: string,
-    ): PodCondition => {
-      const old = previous.find((c) => c.type === type);
-      const status = ok ? 'True' : 'False';
-      return {
-        type,
-        status,
-        lastProbeTime: null as unknown as string,
-        lastTransitionTime:
-          old?.status === status && old.lastTransitionTime
-            ? old.lastTransitionTime
-            : formatTime(now),
-        ...(reason !== undefined ? { reason } : {}),
-        ...(message !== undefined ? { message } : {}),
-      };
-    };
-    const statuses: ContainerStatus[] = containers.map((c) => {
-      const s = containerState(c) ?? {};
-      const running = s.running !== undefined;
-      const term = state.lastTermination;
-      return {
-        name: c.name,
-        image: c.image ?? '',
-        imageID:
-          running || s.terminated
-            ? `${fullImageName(c.image ?? '')}@sha256:${hex(c.image ?? '', 64)}`
-            : '',
-        ...(running || s.terminated
-          ? {
-              containerID: `containerd://${hex(`${state.uid}/${c.name}/${state.restartCount}`, 64)}`,
-            }
-          : {}),
-        ready: running && ready,
-        started: running,
-        restartCount: state.restartCount,
-        state: s,
-        lastState:
-          term === undefined || s.terminated
-            ? {}
-            : {
-                terminated: {
-                  exitCode: term.exitCode,
-                  reason: 'Error',
-                  startedAt: formatTime(term.startedAt),
-                  finishedAt: formatTime(term.finishedAt),
-                },
-              },
-      };
-    });
-    const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
-    const allReady = unready.length === 0 && statuses.length > 0;
-    const notReadyMessage = `containers with unready status: [${unready.join(' ')}]`;
+    const statuses = containers.map((c) =>
+      containerStatus(state, c, containerState(c) ?? {}, ready),
+    );
     const phase = state.failed
       ? 'Failed'
       : statuses.some((s) => s.state?.running || s.lastState?.terminated) &&
@@ -673,23 +605,7 @@ export class SimulatedKubelet {
         : 'Pending';
     return {
       phase,
-      conditions: [
-        condition('PodReadyToStartContainers', true),
-        condition('Initialized', true),
-        condition(
-          'Ready',
-          allReady,
-          allReady ? undefined : state.failed ? 'PodFailed' : 'ContainersNotReady',
-          allReady || state.failed ? undefined : notReadyMessage,
-        ),
-        condition(
-          'ContainersReady',
-          allReady,
-          allReady ? undefined : state.failed ? 'PodFailed' : 'ContainersNotReady',
-          allReady || state.failed ? undefined : notReadyMessage,
-        ),
-        condition('PodScheduled', true),
-      ],
+      conditions: podConditions(state.failed, pod.status?.conditions ?? [], statuses, now),
       hostIP: this.#opts.hostIP,
       hostIPs: [{ ip: this.#opts.hostIP }],
       podIP: state.podIP,
@@ -720,12 +636,4 @@ export class SimulatedKubelet {
       host: this.#opts.nodeName,
     });
   }
-}
-
-function configError(message: string): ConfigProblem {
-  return {
-    reason: 'CreateContainerConfigError',
-    message,
-    event: { reason: 'Failed', message: `Error: ${message}` },
-  };
 }

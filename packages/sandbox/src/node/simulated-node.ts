@@ -1,26 +1,19 @@
 // A simulated node: the Node object a kubelet registers (pkg/kubelet/
 // kubelet_node_status.go, initialNode and setNodeStatus), its heartbeat Lease
-// in kube-node-lease (pkg/kubelet/nodelease), and the kubelet that runs its
-// pods.
+// (node-lease.ts), and the kubelet that runs its pods.
 import {
-  formatMicroTime,
   formatTime,
   isAlreadyExists,
-  isNotFound,
   type Clock,
   type KubeObject,
   type Logger,
   type ResourceClient,
 } from '@kcm-ts/apimachinery';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node, NodeCondition } from 'kubernetes-types/core/v1.js';
 import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
 import { SimulatedKubelet } from './kubelet.js';
-
-/** How often the kubelet renews its node Lease, and how long the Lease lasts: 10 s and 40 s. */
-const leaseRenewInterval = 10_000;
-const nodeLeaseDurationSeconds = 40;
+import { NodeLease } from './node-lease.js';
 
 /** Options of {@link SimulatedNode}. */
 export interface SimulatedNodeOptions {
@@ -36,19 +29,16 @@ export interface SimulatedNodeOptions {
   logs: ContainerLogs;
   /** Where the kubelet reports failed pod syncs. */
   logger?: Logger | undefined;
+  /**
+   * What the Node reports as `status.nodeInfo.kernelVersion`. A fact about
+   * the host, which the edge reads, so that the node itself needs no
+   * `process` and can run in a browser page.
+   */
+  kernelVersion: string;
 }
 
 /** The Node object of a simulated node, as a kubelet registers and reports it. */
-function nodeObject(name: string, index: number, now: number): Node {
-  const ready = formatTime(now);
-  const condition = (type: string, status: string, reason: string, message: string) => ({
-    type,
-    status,
-    lastHeartbeatTime: ready,
-    lastTransitionTime: ready,
-    reason,
-    message,
-  });
+function nodeObject(name: string, index: number, kernelVersion: string, now: number): Node {
   const capacity = { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' };
   return {
     apiVersion: 'v1',
@@ -68,27 +58,7 @@ function nodeObject(name: string, index: number, now: number): Node {
     status: {
       capacity,
       allocatable: capacity,
-      conditions: [
-        condition(
-          'MemoryPressure',
-          'False',
-          'KubeletHasSufficientMemory',
-          'kubelet has sufficient memory available',
-        ),
-        condition(
-          'DiskPressure',
-          'False',
-          'KubeletHasNoDiskPressure',
-          'kubelet has no disk pressure',
-        ),
-        condition(
-          'PIDPressure',
-          'False',
-          'KubeletHasSufficientPID',
-          'kubelet has sufficient PID available',
-        ),
-        condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
-      ],
+      conditions: nodeConditions(formatTime(now)),
       addresses: [
         { type: 'InternalIP', address: `172.18.0.${index + 1}` },
         { type: 'Hostname', address: name },
@@ -98,7 +68,7 @@ function nodeObject(name: string, index: number, now: number): Node {
         machineID: name,
         systemUUID: name,
         bootID: name,
-        kernelVersion: process.platform === 'linux' ? 'sandbox' : process.platform,
+        kernelVersion,
         osImage: 'kcm-ts sandbox',
         containerRuntimeVersion: 'sandbox://1.0.0',
         kubeletVersion: 'v1.32.0',
@@ -110,15 +80,45 @@ function nodeObject(name: string, index: number, now: number): Node {
   };
 }
 
+/** A healthy node's conditions (setNodeStatus's condition setters), all as of `time`. */
+function nodeConditions(time: string): NodeCondition[] {
+  const condition = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    lastHeartbeatTime: time,
+    lastTransitionTime: time,
+    reason,
+    message,
+  });
+  return [
+    condition(
+      'MemoryPressure',
+      'False',
+      'KubeletHasSufficientMemory',
+      'kubelet has sufficient memory available',
+    ),
+    condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+    condition(
+      'PIDPressure',
+      'False',
+      'KubeletHasSufficientPID',
+      'kubelet has sufficient PID available',
+    ),
+    condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+  ];
+}
+
 /** One node of the sandbox: registers itself, keeps its Lease fresh, and runs its pods. */
 export class SimulatedNode {
   readonly name: string;
   readonly #opts: SimulatedNodeOptions;
   readonly #kubelet: SimulatedKubelet;
+  readonly #lease: NodeLease;
 
   constructor(opts: SimulatedNodeOptions, signal: AbortSignal) {
     this.name = opts.name;
     this.#opts = opts;
+    this.#lease = new NodeLease({ name: opts.name, client: opts.client, clock: opts.clock });
     this.#kubelet = new SimulatedKubelet(
       {
         nodeName: opts.name,
@@ -139,9 +139,9 @@ export class SimulatedNode {
 
   /** Registers the Node (or reports on the one already there) and its Lease. */
   async register(): Promise<void> {
-    const { client, clock, name, index } = this.#opts;
+    const { client, clock, name, index, kernelVersion } = this.#opts;
     const nodes = client<Node>('', 'nodes');
-    const wanted = nodeObject(name, index, clock.now());
+    const wanted = nodeObject(name, index, kernelVersion, clock.now());
     let node: Node;
     try {
       node = await nodes.create(wanted);
@@ -150,35 +150,12 @@ export class SimulatedNode {
       node = await nodes.get(name);
     }
     await nodes.updateStatus({ ...node, status: wanted.status! });
-    await this.#renewLease();
+    await this.#lease.renew();
   }
 
   /** Runs the kubelet and the heartbeat until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    const ticker = this.#opts.clock.newTicker(leaseRenewInterval, () => {
-      void this.#renewLease().catch(() => {});
-    });
-    signal.addEventListener('abort', () => ticker.stop(), { once: true });
+    this.#lease.start(signal);
     await this.#kubelet.run(signal);
-  }
-
-  async #renewLease(): Promise<void> {
-    const { client, clock, name } = this.#opts;
-    const leases = client<Lease>('coordination.k8s.io', 'leases').inNamespace('kube-node-lease');
-    const renewTime = formatMicroTime(clock.now());
-    let lease: Lease;
-    try {
-      lease = await leases.get(name);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await leases.create({
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name, namespace: 'kube-node-lease' },
-        spec: { holderIdentity: name, leaseDurationSeconds: nodeLeaseDurationSeconds, renewTime },
-      });
-      return;
-    }
-    await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: name, renewTime } });
   }
 }

@@ -60,96 +60,127 @@ export function podStatus(
   const initContainers = spec?.initContainers ?? [];
   const phase = status.phase ?? '';
 
-  let reason = status.reason || phase;
+  const tally: Tally = {
+    reason: status.reason || phase,
+    ready: 0,
+    restarts: 0,
+    lastRestart: undefined,
+    sidecarRestarts: 0,
+    lastSidecarRestart: undefined,
+  };
   if (conditions.some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated')) {
-    reason = 'SchedulingGated';
+    tally.reason = 'SchedulingGated';
+  }
+  const total = (spec?.containers?.length ?? 0) + initContainers.filter(isSidecar).length;
+
+  const initializing = countInitContainers(
+    tally,
+    initContainers,
+    status.initContainerStatuses ?? [],
+  );
+  if (!initializing || conditionTrue(conditions, 'Initialized')) {
+    countContainers(tally, conditions, status.containerStatuses ?? []);
   }
 
-  let total = spec?.containers?.length ?? 0;
-  let ready = 0;
-  let restarts = 0;
-  let sidecarRestarts = 0;
-  let lastRestart: number | undefined;
-  let lastSidecarRestart: number | undefined;
+  if (pod.metadata?.deletionTimestamp) {
+    if (status.reason === 'NodeLost') tally.reason = 'Unknown';
+    else if (phase !== 'Succeeded' && phase !== 'Failed') tally.reason = 'Terminating';
+  }
 
+  const { restarts, lastRestart } = tally;
+  const restartsCell =
+    restarts !== 0 && lastRestart !== undefined
+      ? `${restarts} (${humanDuration(now - lastRestart)} ago)`
+      : String(restarts);
+  return { ready: `${tally.ready}/${total}`, status: tally.reason, restarts: restartsCell };
+}
+
+/** What printPod counts while it walks the container statuses. */
+interface Tally {
+  /** The Status cell so far. */
+  reason: string;
+  ready: number;
+  restarts: number;
+  lastRestart: number | undefined;
+  sidecarRestarts: number;
+  lastSidecarRestart: number | undefined;
+}
+
+/**
+ * Init containers run in order: the first one not done explains the pod.
+ * Returns whether one is still running (or failing).
+ */
+function countInitContainers(
+  tally: Tally,
+  initContainers: Container[],
+  initStatuses: ContainerStatus[],
+): boolean {
   const initByName = new Map(initContainers.map((c) => [c.name, c]));
-  total += initContainers.filter(isSidecar).length;
-
-  // Init containers run in order: the first one not done explains the pod.
-  let initializing = false;
-  const initStatuses = status.initContainerStatuses ?? [];
   for (const [i, cs] of initStatuses.entries()) {
     const count = cs.restartCount ?? 0;
-    restarts += count;
-    lastRestart = later(lastRestart, cs);
+    tally.restarts += count;
+    tally.lastRestart = later(tally.lastRestart, cs);
     const sidecar = isSidecar(initByName.get(cs.name));
     if (sidecar) {
-      sidecarRestarts += count;
-      lastSidecarRestart = later(lastSidecarRestart, cs);
+      tally.sidecarRestarts += count;
+      tally.lastSidecarRestart = later(tally.lastSidecarRestart, cs);
     }
     const terminated = cs.state?.terminated;
     const waiting = cs.state?.waiting;
     if (terminated && (terminated.exitCode ?? 0) === 0) continue;
     if (sidecar && cs.started === true) {
-      if (cs.ready) ready++;
+      if (cs.ready) tally.ready++;
       continue;
     }
     if (terminated) {
-      if (terminated.reason) reason = `Init:${terminated.reason}`;
-      else if (terminated.signal) reason = `Init:Signal:${terminated.signal}`;
-      else reason = `Init:ExitCode:${terminated.exitCode ?? 0}`;
+      if (terminated.reason) tally.reason = `Init:${terminated.reason}`;
+      else if (terminated.signal) tally.reason = `Init:Signal:${terminated.signal}`;
+      else tally.reason = `Init:ExitCode:${terminated.exitCode ?? 0}`;
     } else if (waiting?.reason && waiting.reason !== 'PodInitializing') {
-      reason = `Init:${waiting.reason}`;
+      tally.reason = `Init:${waiting.reason}`;
     } else {
-      reason = `Init:${i}/${initContainers.length}`;
+      tally.reason = `Init:${i}/${initContainers.length}`;
     }
-    initializing = true;
-    break;
+    return true;
   }
+  return false;
+}
 
-  if (!initializing || conditionTrue(conditions, 'Initialized')) {
-    // Once initialized, only sidecar restarts still count from init containers.
-    restarts = sidecarRestarts;
-    lastRestart = lastSidecarRestart;
-    let hasRunning = false;
-    const statuses = status.containerStatuses ?? [];
-    // Walk backwards so the first container's state wins, as Go does.
-    for (let i = statuses.length - 1; i >= 0; i--) {
-      const cs = statuses[i]!;
-      restarts += cs.restartCount ?? 0;
-      lastRestart = later(lastRestart, cs);
-      const terminated = cs.state?.terminated;
-      const waiting = cs.state?.waiting;
-      if (waiting?.reason) {
-        reason = waiting.reason;
-      } else if (terminated?.reason) {
-        reason = terminated.reason;
-      } else if (terminated) {
-        reason = terminated.signal
-          ? `Signal:${terminated.signal}`
-          : `ExitCode:${terminated.exitCode ?? 0}`;
-      } else if (cs.ready && cs.state?.running) {
-        hasRunning = true;
-        ready++;
-      }
+/** The containers of an initialized pod: their states, readiness and restarts. */
+function countContainers(
+  tally: Tally,
+  conditions: PodCondition[],
+  statuses: ContainerStatus[],
+): void {
+  // Once initialized, only sidecar restarts still count from init containers.
+  tally.restarts = tally.sidecarRestarts;
+  tally.lastRestart = tally.lastSidecarRestart;
+  let hasRunning = false;
+  // Walk backwards so the first container's state wins, as Go does.
+  for (let i = statuses.length - 1; i >= 0; i--) {
+    const cs = statuses[i]!;
+    tally.restarts += cs.restartCount ?? 0;
+    tally.lastRestart = later(tally.lastRestart, cs);
+    const terminated = cs.state?.terminated;
+    const waiting = cs.state?.waiting;
+    if (waiting?.reason) {
+      tally.reason = waiting.reason;
+    } else if (terminated?.reason) {
+      tally.reason = terminated.reason;
+    } else if (terminated) {
+      tally.reason = terminated.signal
+        ? `Signal:${terminated.signal}`
+        : `ExitCode:${terminated.exitCode ?? 0}`;
+    } else if (cs.ready && cs.state?.running) {
+      hasRunning = true;
+      tally.ready++;
     }
-    // A finished container beside a running one: the pod is still up.
-    if (reason === 'Completed' && hasRunning) {
-      const podReady = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
-      reason = podReady ? 'Running' : 'NotReady';
-    }
   }
-
-  if (pod.metadata?.deletionTimestamp) {
-    if (status.reason === 'NodeLost') reason = 'Unknown';
-    else if (phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
+  // A finished container beside a running one: the pod is still up.
+  if (tally.reason === 'Completed' && hasRunning) {
+    const podReady = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+    tally.reason = podReady ? 'Running' : 'NotReady';
   }
-
-  const restartsCell =
-    restarts !== 0 && lastRestart !== undefined
-      ? `${restarts} (${humanDuration(now - lastRestart)} ago)`
-      : String(restarts);
-  return { ready: `${ready}/${total}`, status: reason, restarts: restartsCell };
 }
 
 function readinessGates(pod: Pod): string {

@@ -6,6 +6,7 @@
 // answers for a container that has not started or has no previous run.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newBadRequest, newInvalid } from '@kcm-ts/apimachinery';
+import type { StatusError } from '@kcm-ts/apimachinery';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerLogs, LogQuery } from '../../node/container-logs.js';
 import { forbidden, invalid, toCauses } from '../registry/field-errors.js';
@@ -91,17 +92,7 @@ export function servePodLog(
   // An unscheduled pod has no kubelet to ask: an empty log.
   const scheduled = (pod.spec?.nodeName ?? '') !== '';
   if (scheduled && logs && !logs.has(uid, container, opts.previous === true)) {
-    if (opts.previous) {
-      throw newBadRequest(
-        `previous terminated container "${container}" in pod "${name}" not found`,
-      );
-    }
-    const status = [
-      ...(pod.status?.containerStatuses ?? []),
-      ...(pod.status?.initContainerStatuses ?? []),
-    ].find((s) => s.name === container);
-    const reason = status?.state?.waiting?.reason ?? 'ContainerCreating';
-    throw newBadRequest(`container "${container}" in pod "${name}" is waiting to start: ${reason}`);
+    throw noLogYet(pod, container, opts.previous === true);
   }
   res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
   if (!scheduled || !logs) {
@@ -138,6 +129,20 @@ export function servePodLog(
   res.flushHeaders();
   req.resume();
   res.once('close', reading.stop);
+}
+
+/** 400 for a container with no log to read: not started yet, or no previous run. */
+function noLogYet(pod: Pod, container: string, previous: boolean): StatusError {
+  const name = pod.metadata?.name ?? '';
+  if (previous) {
+    return newBadRequest(`previous terminated container "${container}" in pod "${name}" not found`);
+  }
+  const status = [
+    ...(pod.status?.containerStatuses ?? []),
+    ...(pod.status?.initContainerStatuses ?? []),
+  ].find((s) => s.name === container);
+  const reason = status?.state?.waiting?.reason ?? 'ContainerCreating';
+  return newBadRequest(`container "${container}" in pod "${name}" is waiting to start: ${reason}`);
 }
 
 /**

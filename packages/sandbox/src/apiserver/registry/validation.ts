@@ -212,8 +212,13 @@ export function validateDeployment(d: Obj): FieldError[] {
   nonNegative(errs, 'spec.minReadySeconds', spec.minReadySeconds);
   validateSelectorAndTemplate(errs, spec, 'deployment');
   validateReplicatedTemplate(errs, spec);
+  validateDeploymentStrategy(errs, obj(spec.strategy));
+  validateProgressDeadline(errs, spec);
+  return errs;
+}
 
-  const strategy = obj(spec.strategy);
+/** ValidateDeploymentStrategy: Recreate without rollingUpdate, or a valid RollingUpdate. */
+function validateDeploymentStrategy(errs: FieldError[], strategy: Obj): void {
   if (strategy.type === 'Recreate') {
     if (strategy.rollingUpdate !== undefined && strategy.rollingUpdate !== null) {
       errs.push(
@@ -229,63 +234,66 @@ export function validateDeployment(d: Obj): FieldError[] {
       errs.push(
         required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil'),
       );
-    } else {
-      const r = obj(ru);
-      const parsed: Record<string, { percent: boolean; n: number }> = {};
-      for (const f of ['maxUnavailable', 'maxSurge']) {
-        const p = percentOrInt(r[f]);
-        if (!p) {
-          errs.push(
-            invalid(
-              `spec.strategy.rollingUpdate.${f}`,
-              r[f],
-              "must be an integer or percentage (e.g '5%')",
-            ),
-          );
-        } else if (p.n < 0) {
-          errs.push(
-            invalid(`spec.strategy.rollingUpdate.${f}`, r[f], 'must be greater than or equal to 0'),
-          );
-        } else parsed[f] = p;
-      }
-      const mu = parsed.maxUnavailable;
-      const ms = parsed.maxSurge;
-      if (mu?.percent && mu.n > 100) {
-        errs.push(
-          invalid(
-            'spec.strategy.rollingUpdate.maxUnavailable',
-            r.maxUnavailable,
-            'must not be greater than 100%',
-          ),
-        );
-      }
-      if (mu && ms && mu.n === 0 && ms.n === 0) {
-        errs.push(
-          invalid(
-            'spec.strategy.rollingUpdate.maxUnavailable',
-            r.maxUnavailable,
-            'may not be 0 when `maxSurge` is 0',
-          ),
-        );
-      }
-    }
+    } else validateRollingUpdateDeployment(errs, obj(ru));
   } else {
     errs.push(
       notSupported('spec.strategy.type', strategy.type ?? '', ['Recreate', 'RollingUpdate']),
     );
   }
+}
 
-  const deadline = spec.progressDeadlineSeconds;
-  if (deadline !== undefined && deadline !== null) {
-    nonNegative(errs, 'spec.progressDeadlineSeconds', deadline);
-    const minReady = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
-    if (typeof deadline === 'number' && deadline <= minReady) {
+/** ValidateRollingUpdateDeployment: maxUnavailable and maxSurge, not both 0. */
+function validateRollingUpdateDeployment(errs: FieldError[], r: Obj): void {
+  const parsed: Record<string, { percent: boolean; n: number }> = {};
+  for (const f of ['maxUnavailable', 'maxSurge']) {
+    const p = percentOrInt(r[f]);
+    if (!p) {
       errs.push(
-        invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'),
+        invalid(
+          `spec.strategy.rollingUpdate.${f}`,
+          r[f],
+          "must be an integer or percentage (e.g '5%')",
+        ),
       );
-    }
+    } else if (p.n < 0) {
+      errs.push(
+        invalid(`spec.strategy.rollingUpdate.${f}`, r[f], 'must be greater than or equal to 0'),
+      );
+    } else parsed[f] = p;
   }
-  return errs;
+  const mu = parsed.maxUnavailable;
+  const ms = parsed.maxSurge;
+  if (mu?.percent && mu.n > 100) {
+    errs.push(
+      invalid(
+        'spec.strategy.rollingUpdate.maxUnavailable',
+        r.maxUnavailable,
+        'must not be greater than 100%',
+      ),
+    );
+  }
+  if (mu && ms && mu.n === 0 && ms.n === 0) {
+    errs.push(
+      invalid(
+        'spec.strategy.rollingUpdate.maxUnavailable',
+        r.maxUnavailable,
+        'may not be 0 when `maxSurge` is 0',
+      ),
+    );
+  }
+}
+
+/** progressDeadlineSeconds, when set: not negative, and above minReadySeconds. */
+function validateProgressDeadline(errs: FieldError[], spec: Obj): void {
+  const deadline = spec.progressDeadlineSeconds;
+  if (deadline === undefined || deadline === null) return;
+  nonNegative(errs, 'spec.progressDeadlineSeconds', deadline);
+  const minReady = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
+  if (typeof deadline === 'number' && deadline <= minReady) {
+    errs.push(
+      invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'),
+    );
+  }
 }
 
 /** The selector of a Deployment or ReplicaSet may not change (apps/v1). */

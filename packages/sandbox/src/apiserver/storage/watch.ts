@@ -69,47 +69,7 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
     start: WatchStart,
   ) {
     this.lastRV = storage.currentRevision();
-    const rv = start.resourceVersion;
-    if (start.sendInitialEvents && rv && rv !== '0' && Number(rv) > this.lastRV) {
-      this.fail(tooLargeResourceVersion(Number(rv), this.lastRV, 1));
-      return;
-    }
-    const fromState =
-      rv === undefined || rv === '' || rv === '0' || start.sendInitialEvents === true;
-    if (fromState) {
-      // The initial state and the subscription are taken in the same tick, so
-      // no change falls between them.
-      for (const obj of storage.list(filter.storage)) {
-        if (filter.matches(obj)) this.push({ type: 'ADDED', object: filter.present(obj) });
-      }
-      if (start.sendInitialEvents && start.allowWatchBookmarks) {
-        this.push({
-          type: 'BOOKMARK',
-          object: filter.bookmarkObject(String(this.lastRV), {
-            [initialEventsEndAnnotation]: 'true',
-          }),
-        });
-      }
-    } else {
-      const from = Number(rv);
-      // A version the storage has not reached can only come from before a
-      // restart (or be made up): the watcher must list afresh. kube-apiserver
-      // blocks a plain watch on it and fails a sendInitialEvents one after
-      // 3 s with this error (cacher.go, waitUntilFreshAndBlock); nothing will
-      // catch up here, so the sandbox fails both at once.
-      if (from > storage.currentRevision()) {
-        this.fail(tooLargeResourceVersion(from, storage.currentRevision(), 1));
-        return;
-      }
-      let replay: StoredEvent[];
-      try {
-        replay = storage.changesSince(from);
-      } catch (err) {
-        this.fail(err);
-        return;
-      }
-      for (const event of replay) this.onChange(event);
-    }
+    if (!this.catchUp(start)) return;
     // Live events may pile up this far beyond the initial ones (cacher.go
     // closes a watcher whose channel stays full); the consumer has stalled.
     this.limit = this.queue.length + maxQueuedEvents;
@@ -123,6 +83,55 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
       };
       this.bookmarks = clock.afterFunc(start.bookmarkInterval, tick);
     }
+  }
+
+  // Queues what comes before the live events: the initial state, or the
+  // changes since the version asked for. False when the watch failed instead.
+  private catchUp(start: WatchStart): boolean {
+    const rv = start.resourceVersion;
+    if (start.sendInitialEvents && rv && rv !== '0' && Number(rv) > this.lastRV) {
+      this.fail(tooLargeResourceVersion(Number(rv), this.lastRV, 1));
+      return false;
+    }
+    const fromState =
+      rv === undefined || rv === '' || rv === '0' || start.sendInitialEvents === true;
+    if (!fromState) return this.replay(Number(rv));
+    // The initial state and the subscription are taken in the same tick, so
+    // no change falls between them.
+    for (const obj of this.storage.list(this.filter.storage)) {
+      if (this.filter.matches(obj)) this.push({ type: 'ADDED', object: this.filter.present(obj) });
+    }
+    if (start.sendInitialEvents && start.allowWatchBookmarks) {
+      this.push({
+        type: 'BOOKMARK',
+        object: this.filter.bookmarkObject(String(this.lastRV), {
+          [initialEventsEndAnnotation]: 'true',
+        }),
+      });
+    }
+    return true;
+  }
+
+  // Queues the changes after revision `from`; false when they are gone or not yet made.
+  private replay(from: number): boolean {
+    // A version the storage has not reached can only come from before a
+    // restart (or be made up): the watcher must list afresh. kube-apiserver
+    // blocks a plain watch on it and fails a sendInitialEvents one after
+    // 3 s with this error (cacher.go, waitUntilFreshAndBlock); nothing will
+    // catch up here, so the sandbox fails both at once.
+    if (from > this.storage.currentRevision()) {
+      this.fail(tooLargeResourceVersion(from, this.storage.currentRevision(), 1));
+      return false;
+    }
+    let events: StoredEvent[];
+    try {
+      events = this.storage.changesSince(from);
+    } catch (err) {
+      this.fail(err);
+      return false;
+    }
+    for (const event of events) this.onChange(event);
+    return true;
   }
 
   private onChange(event: StoredEvent): void {

@@ -1,19 +1,15 @@
 // What is special about Services when they are written: the v1 defaults
 // (pkg/apis/core/v1/defaults.go, SetDefaults_Service), the ClusterIP and
 // NodePort allocation of the service storage (pkg/registry/core/service/
-// storage/alloc.go: initIPFamilyFields, allocateCreate, and
-// storage.go's patchAllocatedValues, which keeps what an update left out),
-// and the `kubernetes` Service kube-apiserver keeps in `default`
-// (pkg/controlplane/controller/kubernetesservice, CreateOrUpdateMasterServiceIfNeeded).
+// storage/alloc.go: initIPFamilyFields, allocateCreate), and
+// storage.go's patchAllocatedValues, which keeps what an update left out.
 import { GoLiteral, invalid } from '../field-errors.js';
-import type { Registry } from '../store.js';
 import type { FieldError } from '../field-errors.js';
 import {
   allocatedBy,
   checkClusterIP,
   checkNodePort,
   isIPv4,
-  kubernetesServiceIP,
   nextClusterIP,
   nextNodePort,
 } from './allocation.js';
@@ -122,36 +118,62 @@ export function allocateService(
   svc.spec = spec;
   if (old) keepAllocated(spec, old);
   const taken = allocatedBy(stored, old);
-  const errs: FieldError[] = [];
+  const errs = [
+    ...allocateClusterIP(spec, old, taken.clusterIPs, random),
+    ...allocateNodePorts(spec, old, taken.nodePorts, random),
+  ];
+  initIPFamilies(spec);
+  return errs;
+}
+
+/** alloc.go, allocClusterIPs: the ClusterIP asked for, checked, or the next free one. */
+function allocateClusterIP(
+  spec: Obj,
+  old: Obj | undefined,
+  taken: ReadonlySet<string>,
+  random: () => number,
+): FieldError[] {
   if (spec.type === 'ExternalName') {
     delete spec.clusterIPs;
-  } else if (spec.clusterIP !== 'None') {
-    const asked = typeof spec.clusterIP === 'string' && spec.clusterIP !== '' ? spec.clusterIP : '';
-    const keeping = old !== undefined && asked !== '' && obj(old.spec).clusterIP === asked;
-    if (asked !== '' && isIPv4(asked) && !keeping) {
-      const err = checkClusterIP(asked, taken.clusterIPs);
-      if (err) errs.push(err);
-    } else if (asked === '') {
-      const ip = nextClusterIP(taken.clusterIPs, random);
-      if (ip === undefined) {
-        errs.push(
-          invalid(
-            'spec.clusterIPs',
-            new GoLiteral('[]string(nil)'),
-            'failed to allocate a serviceIP: range is full',
-          ),
-        );
-      } else {
-        spec.clusterIP = ip;
-        spec.clusterIPs = [ip];
-      }
-    }
-  } else {
-    spec.clusterIPs = ['None'];
+    return [];
   }
+  if (spec.clusterIP === 'None') {
+    spec.clusterIPs = ['None'];
+    return [];
+  }
+  const asked = typeof spec.clusterIP === 'string' && spec.clusterIP !== '' ? spec.clusterIP : '';
+  const keeping = old !== undefined && asked !== '' && obj(old.spec).clusterIP === asked;
+  if (asked !== '' && isIPv4(asked) && !keeping) {
+    const err = checkClusterIP(asked, taken);
+    return err ? [err] : [];
+  }
+  if (asked !== '') return [];
+  const ip = nextClusterIP(taken, random);
+  if (ip === undefined) {
+    return [
+      invalid(
+        'spec.clusterIPs',
+        new GoLiteral('[]string(nil)'),
+        'failed to allocate a serviceIP: range is full',
+      ),
+    ];
+  }
+  spec.clusterIP = ip;
+  spec.clusterIPs = [ip];
+  return [];
+}
+
+/** alloc.go, initNodePorts: NodePort and LoadBalancer Services get one per port. */
+function allocateNodePorts(
+  spec: Obj,
+  old: Obj | undefined,
+  taken: ReadonlySet<number>,
+  random: () => number,
+): FieldError[] {
+  const errs: FieldError[] = [];
   if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
     // The Service's own ports are not in `taken`: keeping them is no clash.
-    const used = new Set(taken.nodePorts);
+    const used = new Set(taken);
     list(spec.ports).forEach((p, i) => {
       const port = obj(p);
       if (typeof port.nodePort === 'number' && port.nodePort !== 0) {
@@ -175,48 +197,5 @@ export function allocateService(
       if (oldPorts.has(port.nodePort)) delete port.nodePort;
     }
   }
-  initIPFamilies(spec);
   return errs;
-}
-
-/**
- * The `kubernetes` Service that kube-apiserver keeps in `default`: the first
- * ClusterIP of the range, port 443 (`https`) to the API server's own port.
- */
-function kubernetesService(apiServerPort: number): Obj {
-  return {
-    metadata: {
-      name: 'kubernetes',
-      namespace: 'default',
-      labels: { component: 'apiserver', provider: 'kubernetes' },
-    },
-    spec: {
-      type: 'ClusterIP',
-      clusterIP: kubernetesServiceIP,
-      clusterIPs: [kubernetesServiceIP],
-      ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: apiServerPort }],
-      sessionAffinity: 'None',
-    },
-  };
-}
-
-/**
- * Creates the `kubernetes` Service, or points it at `apiServerPort` again
- * after a restart on another port, as kube-apiserver's controller does.
- */
-export function ensureKubernetesService(registry: Registry, apiServerPort: number): void {
-  const info = registry.resource('', 'services');
-  const wanted = kubernetesService(apiServerPort);
-  const found = registry.storage.get(info.storage, 'default/kubernetes') as Obj | undefined;
-  if (!found) {
-    registry.create(info, 'default', wanted);
-    return;
-  }
-  const ports = obj(wanted.spec).ports;
-  if (JSON.stringify(obj(found.spec).ports) === JSON.stringify(ports)) return;
-  const current = registry.get(info, 'default', 'kubernetes') as unknown as Obj;
-  registry.update(info, 'default', 'kubernetes', {
-    ...current,
-    spec: { ...obj(current.spec), ports },
-  });
 }

@@ -1,0 +1,99 @@
+// What every delete checks and does before the object goes or waits:
+// the delete options' validation (apimachinery's pkg/apis/meta/v1/
+// validation, ValidateDeleteOptions), the preconditions (the generic
+// store's Delete), and graceful deletion
+// (staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go, BeforeDelete,
+// with the store's markAsDeleting bumping generation).
+import { formatTime, newConflict } from '@kcm-ts/apimachinery';
+import type { DeleteOptions, KubeObject } from '@kcm-ts/apimachinery';
+import type { ResourceInfo } from '../../resources.js';
+import { invalid } from '../resource-errors.js';
+import type { Strategy } from '../strategy.js';
+
+type Obj = Record<string, unknown>;
+
+const policies = ['Orphan', 'Background', 'Foreground'];
+
+/** 422 Invalid for a negative or fractional grace period, or an unknown propagation policy. */
+export function validateDeleteOptions(info: ResourceInfo, name: string, opts: DeleteOptions): void {
+  if (
+    opts.gracePeriodSeconds !== undefined &&
+    (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)
+  ) {
+    throw invalid(info, name, [
+      {
+        type: 'FieldValueInvalid',
+        field: 'gracePeriodSeconds',
+        value: opts.gracePeriodSeconds,
+        detail: 'must be greater than or equal to 0',
+      },
+    ]);
+  }
+  if (opts.propagationPolicy !== undefined && !policies.includes(opts.propagationPolicy)) {
+    throw invalid(info, name, [
+      {
+        type: 'FieldValueNotSupported',
+        field: 'propagationPolicy',
+        value: opts.propagationPolicy,
+        detail: 'supported values: "Orphan", "Background", "Foreground"',
+      },
+    ]);
+  }
+}
+
+/** 409 Conflict when the stored object is not the one the preconditions name. */
+export function checkPreconditions(
+  info: ResourceInfo,
+  name: string,
+  meta: NonNullable<KubeObject['metadata']>,
+  pre: NonNullable<DeleteOptions['preconditions']>,
+): void {
+  if (pre.uid && pre.uid !== meta.uid) {
+    throw newConflict(
+      { group: info.group, resource: info.resource },
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`,
+    );
+  }
+  if (pre.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+    throw newConflict(
+      { group: info.group, resource: info.resource },
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+    );
+  }
+}
+
+/**
+ * Marks `next` (a copy of the stored object, finalizers already settled) as
+ * being deleted when it must wait for finalizers or a grace period, or
+ * shortens the grace period of one already being deleted. Returns whether
+ * deletion had already started, and whether this call started it.
+ */
+export function beforeDelete(
+  strategy: Strategy,
+  next: Obj,
+  opts: DeleteOptions,
+  now: number,
+): { pending: boolean; started: boolean } {
+  const m = next.metadata as Obj;
+  const finalizers = Array.isArray(m.finalizers) ? m.finalizers : [];
+  const defaultGrace = strategy.gracePeriod(next);
+  // pod strategy, CheckGracefulDelete: a pod that never ran (or finished) goes at once.
+  const grace = !defaultGrace ? 0 : (opts.gracePeriodSeconds ?? defaultGrace);
+  if (m.deletionTimestamp !== undefined) {
+    // Already deleting: only a shorter grace period (or new GC finalizers) changes anything.
+    const current =
+      typeof m.deletionGracePeriodSeconds === 'number' ? m.deletionGracePeriodSeconds : 0;
+    if (grace < current) {
+      m.deletionGracePeriodSeconds = grace;
+      m.deletionTimestamp = formatTime(now + grace * 1000);
+    }
+    return { pending: true, started: false };
+  }
+  if (finalizers.length === 0 && grace === 0) return { pending: false, started: false };
+  m.deletionTimestamp = formatTime(now + grace * 1000);
+  m.deletionGracePeriodSeconds = grace;
+  if (typeof m.generation === 'number') m.generation += 1;
+  return { pending: false, started: true };
+}
