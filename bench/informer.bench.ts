@@ -33,7 +33,8 @@
 //   - client stream (events only): @kcm-ts/client's watch iterated with
 //     nothing behind it: what our transport costs.
 // Promises per event are counted in separate runs (promise hooks slow
-// everything down), over one segment, with v8.promiseHooks.
+// everything down), over one segment, with v8.promiseHooks, from the ask to
+// the last change seen, with none of the bench's own promises in the count.
 //
 // Run: npm run bench:informer -w bench
 // (BENCH_PODS, BENCH_SEGMENT, BENCH_SEGMENTS, BENCH_RUNS, BENCH_CPU_PROF)
@@ -432,19 +433,61 @@ function askSegment(): Promise<string> {
   });
 }
 
-/** Counts the promises made while `fn` runs. */
-async function countPromises(fn: () => Promise<void>): Promise<number> {
+// BENCH_PROMISE_SITES=1: the promises run also prints, per reader, where
+// the counted promises were made (the first frame outside node's own code).
+const promiseSites = process.env.BENCH_PROMISE_SITES === '1';
+
+/** Starts counting the promises made; `stop()` gives the count (and, with BENCH_PROMISE_SITES, prints where). */
+function countPromises(): { stop: () => number } {
   let made = 0;
+  const sites = new Map<string, number>();
   // Node's own typings give the stop function as a bare Function.
-  const stop = promiseHooks.onInit(() => {
+  const stopHook = promiseHooks.onInit(() => {
     made++;
+    if (promiseSites) {
+      const frames = (new Error().stack ?? '').split('\n').slice(2);
+      const frame = frames.find((f) => !f.includes('node:internal')) ?? '(node internals)';
+      const site = frame
+        .trim()
+        .replace(/^at /, '')
+        .replace(/\S*\/(packages|bench)\//, '$1/');
+      sites.set(site, (sites.get(site) ?? 0) + 1);
+    }
   }) as () => void;
-  try {
-    await fn();
-  } finally {
-    stop();
-  }
-  return made;
+  return {
+    stop: () => {
+      stopHook();
+      if (promiseSites) {
+        const top = [...sites].sort((x, y) => y[1] - x[1]).slice(0, 12);
+        const lines = top.map(([site, n]) => `  ${String(n).padStart(7)}  ${site}`);
+        process.stderr.write(
+          `promises of ${process.env.BENCH_READER ?? ''}: ${made}\n${lines.join('\n')}\n`,
+        );
+      }
+      return made;
+    },
+  };
+}
+
+/**
+ * One segment with the promises counted from the ask to the last change the
+ * reader sees. The bench's own waiting is set up before the count starts
+ * (the `await` on the returned promise is made first, the count starts in
+ * the next turn), the ask and the answer go through callbacks, and the count
+ * stops synchronously as the last change is seen: only the reader's
+ * promises are in it.
+ */
+function countedSegment(tracker: Tracker): Promise<number> {
+  return new Promise((resolve) => {
+    setImmediate(() => {
+      tracker.firstSeen = 0;
+      const counter = countPromises();
+      process.once('message', (m: Written) => {
+        tracker.onReach(m.written, () => resolve(counter.stop()));
+      });
+      process.send?.({ ask: 'segment' } satisfies Ask);
+    });
+  });
 }
 
 /** The CPU time this process has used since `since` (all its threads, GC included), in ms. */
@@ -472,9 +515,7 @@ async function following(phase: Phase, tracker: Tracker): Promise<Measured> {
   };
   await segment();
   if (phase === 'promises') {
-    const made = await countPromises(async () => {
-      await segment();
-    });
+    const made = await countedSegment(tracker);
     return { ms: 0, cpuMs: 0, promisesPerEvent: made / segmentEvents };
   }
   const total = { ms: 0, cpuMs: 0 };
@@ -508,12 +549,18 @@ class Tracker {
   }
 
   reach(rv: string): Promise<void> {
+    return new Promise((resolve) => this.onReach(rv, resolve));
+  }
+
+  /** Calls `then` once a change at or after `rv` has been seen: at once, or from `seen`. */
+  onReach(rv: string, then: () => void): void {
     // The sandbox hands out resourceVersions as increasing integers.
-    if (this.#latest >= Number(rv)) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#target = Number(rv);
-      this.#reached = resolve;
-    });
+    if (this.#latest >= Number(rv)) {
+      then();
+      return;
+    }
+    this.#target = Number(rv);
+    this.#reached = then;
   }
 }
 
@@ -839,13 +886,13 @@ function report(
       spread(rate),
       spread(ratio(rate, perSecond(cpu(ev.get('bare')))), 2),
       spread(ratio(rate, perSecond(cpu(ev.get('client-node')))), 2),
-      p === undefined ? '–' : fmt(p, 2),
+      p === undefined ? '–' : fmt(p, 3),
     ];
     console.log(`| ${cells.join(' | ')} |`);
   }
   const transport = promises.get('client stream');
   if (transport !== undefined) {
-    const own = (r: ReaderName): string => fmt((promises.get(r) ?? 0) - transport, 2);
+    const own = (r: ReaderName): string => fmt((promises.get(r) ?? 0) - transport, 3);
     console.log(
       `\nPromises per event our informer adds to its transport (the reader − client stream): ${own('ours')}; with trim, ${own('ours+trim')}.`,
     );

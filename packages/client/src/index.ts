@@ -24,6 +24,7 @@ export type {
 // Resource clients
 export { newResourceClient } from './resource-client.js';
 export type { ResourceClientOptions } from './resource-client.js';
+export type { DecodeHints } from './drop-managed-fields.js';
 export type { PartialObjectMetadata } from './metadata.js';
 export { createClient } from './client.js';
 export type { Client, CreateClientOptions } from './client.js';

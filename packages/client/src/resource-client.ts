@@ -34,6 +34,7 @@ import {
   type OutgoingRequest,
   type Transport,
 } from './transport.js';
+import type { DecodeHints } from './drop-managed-fields.js';
 import { watchEvents } from './watch-stream.js';
 import {
   defaultMaxRetries,
@@ -288,7 +289,7 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
     return this.#metadataOnly ? (toPartialObjectMetadataList(list) as ObjectList<T>) : list;
   }
 
-  async watch(opts: ListOptions = {}): Promise<AsyncIterable<WatchEvent<T>>> {
+  async watch(opts: ListOptions & DecodeHints = {}): Promise<AsyncIterable<WatchEvent<T>>> {
     const accept = this.#accept;
     let exchange: Exchange;
     try {
@@ -311,7 +312,12 @@ class HttpResourceClient<T extends KubeObject> implements ResourceClient<T> {
     }
     const code = exchange.res.statusCode ?? 0;
     if (code === 200) {
-      const events = watchEvents<T>(exchange, 'GET', opts.signal);
+      const events = watchEvents<T>(
+        exchange,
+        'GET',
+        opts.signal,
+        opts.dropManagedFields === true && !this.#metadataOnly,
+      );
       return this.#metadataOnly ? metadataEvents(events) : events;
     }
     const body = await readBody(exchange, opts.signal);

@@ -13,6 +13,7 @@ import {
   type WatchEvent,
 } from '@kcm-ts/apimachinery';
 import { onAbort } from './abort-listeners.js';
+import { cutManagedFieldsFromEvent } from './drop-managed-fields.js';
 import type { Exchange } from './transport.js';
 
 // How much of a bad line the error message quotes.
@@ -48,14 +49,32 @@ function quoteLine(line: string): string {
   return JSON.stringify(shown);
 }
 
-/** Decodes one line into an event, or describes what is wrong with it. */
-export function decodeWatchLine<T>(line: string): WatchEvent<T> | { problem: string } {
-  let value: unknown;
+function parseProblem(line: string): { problem: string } {
   try {
-    value = JSON.parse(line);
+    JSON.parse(line);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     return { problem: `${why} in line ${quoteLine(line)}` };
+  }
+  // Only the cut text failed: the scanner is wrong, not the line.
+  return { problem: `unable to drop managedFields from line ${quoteLine(line)}` };
+}
+
+/**
+ * Decodes one line into an event, or describes what is wrong with it. With
+ * `dropManagedFields`, the object's `metadata.managedFields` is cut from the
+ * text first, where the scanner can be sure of it.
+ */
+export function decodeWatchLine<T>(
+  line: string,
+  dropManagedFields = false,
+): WatchEvent<T> | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(dropManagedFields ? cutManagedFieldsFromEvent(line) : line);
+  } catch {
+    // What is wrong is told of the text as the server sent it.
+    return parseProblem(line);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { problem: `expected a JSON object, got line ${quoteLine(line)}` };
@@ -86,6 +105,7 @@ export function watchEvents<T>(
   exchange: Exchange,
   verb: string,
   signal: AbortSignal | undefined,
+  dropManagedFields = false,
 ): AsyncIterable<WatchEvent<T>> {
   const { req, res } = exchange;
   const close = () => {
@@ -141,7 +161,7 @@ export function watchEvents<T>(
       pending = pending.slice(newline + 1);
       newline = pending.indexOf('\n');
       if (line.trim() === '') continue;
-      const event = decodeWatchLine<T>(line);
+      const event = decodeWatchLine<T>(line, dropManagedFields);
       if ('problem' in event) {
         deliver({ type: 'ERROR', object: watchDecodingStatus(verb, event.problem) });
         finish();
@@ -166,7 +186,7 @@ export function watchEvents<T>(
     // still counts; a cut-off one is an unexpected EOF, which ends quietly.
     pending += decoder.end();
     if (pending.trim() !== '') {
-      const event = decodeWatchLine<T>(pending);
+      const event = decodeWatchLine<T>(pending, dropManagedFields);
       if (!('problem' in event)) deliver(event);
     }
     finish();

@@ -7,11 +7,12 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import {
   StatusError,
   isResourceExpired,
+  type ListOptions,
   type ResourceClient,
   type WatchEvent,
 } from '@kcm-ts/apimachinery';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadKubeConfig, newResourceClient } from '../src/index.js';
+import { loadKubeConfig, newResourceClient, type DecodeHints } from '../src/index.js';
 import { decodeWatchLine } from '../src/watch-stream.js';
 import { TestServer, kubeconfigFor, sendJson, statusBody, tick, until } from './helpers.js';
 
@@ -380,5 +381,35 @@ describe('a refused watch', () => {
     await expect(configMaps().watch()).rejects.toThrow(
       /^for request http:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/default\/configmaps\?watch=true, got status: 201$/,
     );
+  });
+});
+
+describe('watch decode hints', () => {
+  it('leave managedFields out of the objects when asked, and send nothing for it', async () => {
+    const withFields = (name: string, rv: string): ConfigMap => ({
+      ...cm(name, rv),
+      metadata: {
+        ...cm(name, rv).metadata,
+        managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:data': { 'f:"]}': {} } } }],
+      },
+    });
+    for (const dropManagedFields of [true, false]) {
+      stream = undefined;
+      const hinted: ListOptions & DecodeHints = { dropManagedFields };
+      const events = await configMaps().watch(hinted);
+      expect(server.last.search).toBe('?watch=true');
+      const res = await serverSide();
+      res.write(line('ADDED', withFields('a', '1')));
+      res.end(line('MODIFIED', withFields('a', '2')));
+      const seen = (await drain(events)) as { object: ConfigMap }[];
+      expect(seen.map((e) => e.object.metadata?.managedFields)).toEqual(
+        dropManagedFields ? [undefined, undefined] : [expect.any(Array), expect.any(Array)],
+      );
+      expect(seen.map((e) => 'managedFields' in (e.object.metadata ?? {}))).toEqual([
+        !dropManagedFields,
+        !dropManagedFields,
+      ]);
+      expect(seen[1]?.object.data).toEqual({ note: 'naïve café ☕' });
+    }
   });
 });

@@ -75,6 +75,8 @@ export type {
   WaitForCacheSyncOptions,
   WaitForNamedCacheSyncOptions,
 } from './wait-for-cache-sync.js';
+export { InformerOptionsConflictError } from './by-resource.js';
+export type { ByResourceOptions } from './by-resource.js';
 export {
   CacheSyncError,
   SharedInformerFactory,

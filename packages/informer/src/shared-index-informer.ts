@@ -29,6 +29,7 @@ import {
   type ResourceEventHandlerRegistration,
 } from './shared-processor.js';
 import { newIndexer, type Indexer, type TransformFunc } from './store.js';
+import { withTrimDecodeHint } from './trim-managed-fields.js';
 
 /**
  * The shortest resync period a handler can ask for, in milliseconds (one
@@ -264,7 +265,7 @@ export class SharedIndexInformer<T> {
     const controller = new Controller<T>({
       ...this.#options,
       queue,
-      listerWatcher: this.#lw,
+      listerWatcher: withTrimDecodeHint(this.#lw, this.#transform),
       process: (deltas: Deltas<T>, isInInitialList: boolean, key?: string) =>
         processDeltas(this.#handler, this.#indexer, deltas, isInInitialList, this.#logger, key),
       processBatch: (deltas: Deltas<T>, isInInitialList: boolean, keys?: readonly string[]) =>

@@ -16,6 +16,13 @@ import {
   type ListerWatcher,
   type ResourceClient,
 } from '@kcm-ts/apimachinery';
+import {
+  byResourceConflict,
+  combinedListOptions,
+  InformerOptionsConflictError,
+  normalizeByResource,
+  type ByResourceOptions,
+} from './by-resource.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './index-funcs.js';
 import { ListWatch, type ListOptionsModifier } from './list-watch.js';
 import { Lister } from './listers.js';
@@ -92,8 +99,28 @@ export interface SharedInformerFactoryOptions extends Omit<
    * `pods` or `deployments.apps` (plural name, then the group if any).
    */
   customResync?: Readonly<Record<string, number>>;
-  /** Set as every informer's transform, such as {@link trimManagedFields}. */
+  /**
+   * Set as every informer's transform, such as {@link trimManagedFields},
+   * unless `byResource` gives a resource its own.
+   */
   transform?: TransformFunc<unknown>;
+  /**
+   * Options of single resources, keyed like `customResync` (`pods`,
+   * `deployments.apps`): a label or field selector, a list options tweak or
+   * a transform for that resource's informer only, as controller-runtime's
+   * `cache.Options.ByObject`. See {@link ByResourceOptions} for how they
+   * combine with the factory's own. A request for the resource with other
+   * options fails with an {@link InformerOptionsConflictError}.
+   *
+   * @example
+   * ```ts
+   * const factory = new SharedInformerFactory(client, 0, {
+   *   transform: trimManagedFields,
+   *   byResource: { pods: { labelSelector: 'app=web' } },
+   * });
+   * ```
+   */
+  byResource?: Readonly<Record<string, ByResourceOptions>>;
 }
 
 /**
@@ -167,6 +194,7 @@ export class SharedInformerFactory {
   readonly #defaultResync: number;
   readonly #options: SharedInformerFactoryOptions;
   readonly #informers = new Map<string, SharedIndexInformer<KubeObject>>();
+  readonly #informerOptions = new Map<string, ByResourceOptions>();
   readonly #started = new Set<string>();
   readonly #running = new Set<Promise<void>>();
   #shuttingDown = false;
@@ -190,16 +218,56 @@ export class SharedInformerFactory {
    * The shared informer of `resource`, created on the first call with the
    * `namespace` index and the factory's options; later calls return the same
    * one. Go's `InformerFor`.
+   *
+   * `options` are the resource's own ({@link ByResourceOptions}); without
+   * them the factory's `byResource` entry for the resource applies, if any.
+   * One factory keeps one informer per resource, so a request whose options
+   * differ from those of the informer already made (or from the factory's
+   * `byResource` entry) throws an {@link InformerOptionsConflictError}
+   * rather than hand out an informer that watches something else. Selectors
+   * compare as strings, functions by identity.
+   *
+   * @example
+   * ```ts
+   * const web = factory.informerFor<Pod>(informerResources.pods, { labelSelector: 'app=web' });
+   * factory.informerFor<Pod>(informerResources.pods, { labelSelector: 'app=web' }); // the same one
+   * factory.informerFor<Pod>(informerResources.pods); // throws: no selector asked for
+   * ```
    */
-  informerFor<T extends KubeObject>(resource: InformerResource): SharedIndexInformer<T> {
+  informerFor<T extends KubeObject>(
+    resource: InformerResource,
+    options?: ByResourceOptions,
+  ): SharedIndexInformer<T> {
     const key = resourceKey(resource);
+    const configured = this.#options.byResource?.[key];
+    const wanted = normalizeByResource(options ?? configured);
+    if (options !== undefined && configured !== undefined) {
+      const conflict = byResourceConflict(
+        key,
+        normalizeByResource(configured),
+        wanted,
+        "set by the factory's byResource option",
+        'this request',
+      );
+      if (conflict !== undefined) throw new InformerOptionsConflictError(key, conflict);
+    }
     let informer = this.#informers.get(key);
-    if (informer === undefined) {
+    if (informer !== undefined) {
+      const conflict = byResourceConflict(
+        key,
+        this.#informerOptions.get(key) ?? {},
+        wanted,
+        'already made',
+        'this request',
+      );
+      if (conflict !== undefined) throw new InformerOptionsConflictError(key, conflict);
+    } else {
       const {
         namespace,
         tweakListOptions: tweak,
         customResync,
         transform,
+        byResource: _byResource,
         ...passed
       } = this.#options;
       let client: ListerWatcher<KubeObject> = this.#source.resource(resource, {
@@ -209,25 +277,33 @@ export class SharedInformerFactory {
       if (resource.namespaced && namespace) {
         client = (client as ResourceClient).inNamespace(namespace);
       }
-      const lw = tweak ? ListWatch.filtered(client, tweak) : client;
+      const modify = combinedListOptions(tweak, wanted);
+      const lw = modify ? ListWatch.filtered(client, modify) : client;
       informer = new SharedIndexInformer<KubeObject>(lw, {
         ...passed,
         resyncPeriod: customResync?.[key] ?? this.#defaultResync,
         indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
         objectDescription: key,
-        transform: transform as TransformFunc<KubeObject> | undefined,
+        transform: (wanted.transform ?? transform) as TransformFunc<KubeObject> | undefined,
       });
       this.#informers.set(key, informer);
+      this.#informerOptions.set(key, wanted);
     }
     return informer as unknown as SharedIndexInformer<T>;
   }
 
-  /** The informer and lister of any resource, such as a custom one. Go's `ForResource`. */
-  forResource<T extends KubeObject>(resource: InformerResource): ResourceInformer<T> {
+  /**
+   * The informer and lister of any resource, such as a custom one. Go's
+   * `ForResource`. `options` are as for {@link SharedInformerFactory.informerFor}.
+   */
+  forResource<T extends KubeObject>(
+    resource: InformerResource,
+    options?: ByResourceOptions,
+  ): ResourceInformer<T> {
     return {
-      informer: () => this.informerFor<T>(resource),
+      informer: () => this.informerFor<T>(resource, options),
       lister: () =>
-        new Lister<T>(this.informerFor<T>(resource).getIndexer(), {
+        new Lister<T>(this.informerFor<T>(resource, options).getIndexer(), {
           group: resource.group,
           resource: resource.singular,
         }),
@@ -235,40 +311,40 @@ export class SharedInformerFactory {
   }
 
   /** core/v1 pods. */
-  pods(): ResourceInformer<Pod> {
-    return this.forResource<Pod>(informerResources.pods);
+  pods(options?: ByResourceOptions): ResourceInformer<Pod> {
+    return this.forResource<Pod>(informerResources.pods, options);
   }
   /** core/v1 configmaps. */
-  configMaps(): ResourceInformer<ConfigMap> {
-    return this.forResource<ConfigMap>(informerResources.configMaps);
+  configMaps(options?: ByResourceOptions): ResourceInformer<ConfigMap> {
+    return this.forResource<ConfigMap>(informerResources.configMaps, options);
   }
   /** core/v1 secrets. */
-  secrets(): ResourceInformer<Secret> {
-    return this.forResource<Secret>(informerResources.secrets);
+  secrets(options?: ByResourceOptions): ResourceInformer<Secret> {
+    return this.forResource<Secret>(informerResources.secrets, options);
   }
   /** core/v1 nodes. */
-  nodes(): ResourceInformer<Node> {
-    return this.forResource<Node>(informerResources.nodes);
+  nodes(options?: ByResourceOptions): ResourceInformer<Node> {
+    return this.forResource<Node>(informerResources.nodes, options);
   }
   /** core/v1 namespaces. */
-  namespaces(): ResourceInformer<Namespace> {
-    return this.forResource<Namespace>(informerResources.namespaces);
+  namespaces(options?: ByResourceOptions): ResourceInformer<Namespace> {
+    return this.forResource<Namespace>(informerResources.namespaces, options);
   }
   /** core/v1 events. */
-  events(): ResourceInformer<Event> {
-    return this.forResource<Event>(informerResources.events);
+  events(options?: ByResourceOptions): ResourceInformer<Event> {
+    return this.forResource<Event>(informerResources.events, options);
   }
   /** apps/v1 replicasets. */
-  replicaSets(): ResourceInformer<ReplicaSet> {
-    return this.forResource<ReplicaSet>(informerResources.replicaSets);
+  replicaSets(options?: ByResourceOptions): ResourceInformer<ReplicaSet> {
+    return this.forResource<ReplicaSet>(informerResources.replicaSets, options);
   }
   /** apps/v1 deployments. */
-  deployments(): ResourceInformer<Deployment> {
-    return this.forResource<Deployment>(informerResources.deployments);
+  deployments(options?: ByResourceOptions): ResourceInformer<Deployment> {
+    return this.forResource<Deployment>(informerResources.deployments, options);
   }
   /** coordination.k8s.io/v1 leases. */
-  leases(): ResourceInformer<Lease> {
-    return this.forResource<Lease>(informerResources.leases);
+  leases(options?: ByResourceOptions): ResourceInformer<Lease> {
+    return this.forResource<Lease>(informerResources.leases, options);
   }
 
   /**

@@ -1,6 +1,9 @@
 // The transform kube-controller-manager sets on its shared informer factory:
 // cmd/kube-controller-manager/app/controllermanager.go (CreateControllerContext,
 // informers.WithTransform(trim.TrimManagedFields)).
+import type { ListerWatcher } from '@kcm-ts/apimachinery';
+import { ListWatch } from './list-watch.js';
+import type { TransformFunc } from './store.js';
 
 /**
  * Drops `metadata.managedFields` from an object before it is cached: the
@@ -29,4 +32,22 @@ export function trimManagedFields<T>(obj: T): T {
   const meta = (obj as { metadata?: { managedFields?: unknown } | null } | null)?.metadata;
   if (meta?.managedFields !== undefined) meta.managedFields = undefined;
   return obj;
+}
+
+/**
+ * `lw` with the decode hint `dropManagedFields` added to every list and
+ * watch when `transform` is {@link trimManagedFields}: the `DecodeHints` of
+ * `@kcm-ts/client`, whose resource clients then leave the field out while
+ * decoding, so it is never built. A `ListerWatcher` that knows nothing of
+ * the hint ignores it, and the transform still drops the field, so the
+ * cache holds the same either way.
+ */
+export function withTrimDecodeHint<T>(
+  lw: ListerWatcher<T>,
+  transform: TransformFunc<T> | undefined,
+): ListerWatcher<T> {
+  if (transform !== (trimManagedFields as TransformFunc<T>)) return lw;
+  return ListWatch.filtered(lw, (opts) => {
+    (opts as { dropManagedFields?: boolean }).dropManagedFields = true;
+  });
 }

@@ -2,7 +2,7 @@
 // a FakeClock.
 import { newInternalError, type DeletedFinalStateUnknown } from '@kcm-ts/apimachinery';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { minimumResyncPeriod, type ResourceEventHandler } from '../src/index.js';
+import { minimumResyncPeriod, trimManagedFields, type ResourceEventHandler } from '../src/index.js';
 import type { ProcessorListener } from '../src/shared-processor.js';
 import type { SourceObj } from './fake-source.js';
 import { RecordingLogger, flush } from './helpers.js';
@@ -498,5 +498,35 @@ describe('filtering and tombstones', () => {
     await h.clock.advance(1600);
     await until(() => deleted.length === 1, 'the tombstone');
     expect(deleted[0]).toMatchObject({ key: 'b', obj: { metadata: { name: 'b' } } });
+  });
+});
+
+describe('SharedIndexInformer: the decode hint of trimManagedFields', () => {
+  afterEach(stopAll);
+
+  it('asks its source to drop managedFields while decoding only when the transform is trimManagedFields', async () => {
+    const hintOf = (opts: object): unknown =>
+      (opts as { dropManagedFields?: unknown }).dropManagedFields;
+    const withField = (s: { add(name: string, val: unknown): void }): void => s.add('a', 1);
+    const trimmed = harness(withField, { transform: trimManagedFields });
+    const other = harness(withField, { transform: (o) => o });
+    const none = harness(withField);
+    const late = harness(withField);
+    late.informer.setTransform(trimManagedFields);
+    for (const h of [trimmed, other, none, late]) {
+      void h.run();
+      await h.informer.whenSynced();
+      await until(() => h.source.callsOf('watch').length === 1);
+    }
+    for (const [h, hint] of [
+      [trimmed, true],
+      [other, undefined],
+      [none, undefined],
+      [late, true],
+    ] as const) {
+      expect(h.source.calls.map((c) => hintOf(c.opts))).toEqual([hint, hint]);
+      // A source that ignores the hint still gets the transform applied after.
+      expect(h.informer.getStore().listKeys()).toEqual(['a']);
+    }
   });
 });

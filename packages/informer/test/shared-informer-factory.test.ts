@@ -6,6 +6,7 @@ import {
   isUnauthorized,
   newForbidden,
   newInternalError,
+  newResourceExpired,
   newUnauthorized,
   type GroupVersionResource,
   type KubeObject,
@@ -15,6 +16,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CacheSyncError,
+  InformerOptionsConflictError,
   SharedInformerFactory,
   informerResources,
   namespaceIndex,
@@ -294,5 +296,167 @@ describe('SharedInformerFactory: TypeScript-first additions', () => {
     expect(lister.tryGet('web-1')?.metadata?.name).toBe('web-1');
     expect(lister.tryGet('nope')).toBeUndefined();
     expect(() => lister.get('nope')).toThrow('pod "nope" not found');
+  });
+});
+
+describe('SharedInformerFactory: per-resource options (controller-runtime ByObject)', () => {
+  const tag =
+    (name: string) =>
+    (o: unknown): unknown => ({ ...(o as object), tag: name });
+  const factoryTransform = tag('factory');
+  const podTransform = tag('pods');
+
+  it('selects and transforms one resource only, on top of the factory-wide options', async () => {
+    const clients = new FakeClients();
+    clients.source('pods').add('web-1', 1);
+    clients.source('configmaps').add('conf', 1);
+    const clock = new FakeClock();
+    const factory = new SharedInformerFactory(clients, 0, {
+      clock,
+      tweakListOptions: (o) => {
+        o.labelSelector = 'tier=front';
+      },
+      transform: factoryTransform,
+      byResource: {
+        pods: {
+          labelSelector: 'app=web',
+          fieldSelector: 'spec.nodeName=node-1',
+          tweakListOptions: (o) => {
+            o.limit = 7;
+          },
+          transform: podTransform,
+        },
+      },
+    });
+    const pods = factory.pods();
+    const configMaps = factory.configMaps();
+    pods.informer();
+    configMaps.informer();
+    const s = signal();
+    factory.start(s);
+    expect([...(await factory.waitForCacheSync(s))]).toEqual([
+      ['pods', true],
+      ['configmaps', true],
+    ]);
+    for (const method of ['list', 'watch'] as const) {
+      const [podOpts] = clients.source('pods').callsOf(method);
+      expect(podOpts?.labelSelector).toBe('tier=front,app=web');
+      expect(podOpts?.fieldSelector).toBe('spec.nodeName=node-1');
+      expect(podOpts?.limit).toBe(7);
+      const [cmOpts] = clients.source('configmaps').callsOf(method);
+      expect(cmOpts?.labelSelector).toBe('tier=front');
+      expect(cmOpts?.fieldSelector).toBeUndefined();
+    }
+    expect(pods.lister().list()[0]).toMatchObject({ tag: 'pods' });
+    expect(configMaps.lister().list()[0]).toMatchObject({ tag: 'factory' });
+  });
+
+  it('keeps the selector through relists and re-watches', async () => {
+    const clients = new FakeClients();
+    const clock = new FakeClock();
+    const factory = new SharedInformerFactory(clients, 0, {
+      clock,
+      byResource: { 'replicasets.apps': { labelSelector: 'app=web' } },
+    });
+    factory.replicaSets().informer();
+    const s = signal();
+    factory.start(s);
+    await factory.waitForCacheSync(s);
+    const source = clients.source('replicasets.apps');
+    await until(() => source.openWatches().length === 1);
+    source.add('web', 1);
+    for (const w of source.openWatches()) w.fail(newResourceExpired('expired'));
+    await until(() => source.callsOf('list').length === 2 || clock.hasWaiters());
+    await clock.advance(2_000);
+    await until(() => source.callsOf('list').length === 2);
+    await until(() => source.callsOf('watch').length === 2);
+    for (const opts of [...source.callsOf('list'), ...source.callsOf('watch')]) {
+      expect(opts.labelSelector).toBe('app=web');
+    }
+  });
+
+  it('gives a resource its options on the first request, and the same informer for the same options', () => {
+    const clients = new FakeClients();
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    const tweak = (o: { limit?: number }): void => {
+      o.limit = 1;
+    };
+    const web = factory.informerFor(informerResources.pods, {
+      labelSelector: 'app=web',
+      tweakListOptions: tweak,
+    });
+    expect(
+      factory.informerFor(informerResources.pods, {
+        labelSelector: 'app=web',
+        tweakListOptions: tweak,
+      }),
+    ).toBe(web);
+    expect(
+      factory
+        .pods({ labelSelector: 'app=web', fieldSelector: '', tweakListOptions: tweak })
+        .informer(),
+    ).toBe(web);
+    // Other resources are not affected.
+    expect(factory.nodes().informer()).not.toBe(web);
+  });
+
+  it('refuses a request whose options differ from the informer already made', () => {
+    const clients = new FakeClients();
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    factory.pods({ labelSelector: 'app=web' }).informer();
+    const conflicts: [() => unknown, RegExp][] = [
+      [
+        () => factory.pods({ labelSelector: 'app=db' }).informer(),
+        /^pods: the informer already made has labelSelector "app=web", but this request asks for labelSelector "app=db" \(differing: labelSelector\)/,
+      ],
+      [
+        () => factory.pods().lister(),
+        /^pods: .* but this request asks for no per-resource options \(differing: labelSelector\)/,
+      ],
+      [
+        () =>
+          factory.informerFor(informerResources.pods, {
+            labelSelector: 'app=web',
+            transform: podTransform,
+          }),
+        /\(differing: transform\)/,
+      ],
+    ];
+    for (const [request, message] of conflicts) {
+      let thrown: unknown;
+      try {
+        request();
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(InformerOptionsConflictError);
+      expect((thrown as InformerOptionsConflictError).resource).toBe('pods');
+      expect((thrown as Error).message).toMatch(message);
+    }
+    // Only the first request reached the source.
+    expect(clients.requests).toEqual(['pods Pod namespaced=true']);
+  });
+
+  it("refuses options that differ from the factory's byResource entry, and accepts equal ones", () => {
+    const clients = new FakeClients();
+    const factory = new SharedInformerFactory(clients, 0, {
+      clock: new FakeClock(),
+      byResource: { 'deployments.apps': { labelSelector: 'app=web' } },
+    });
+    expect(() => factory.deployments({ labelSelector: 'app=db' }).informer()).toThrow(
+      /^deployments\.apps: the informer set by the factory's byResource option has labelSelector "app=web", but this request asks for labelSelector "app=db"/,
+    );
+    const a = factory.deployments({ labelSelector: 'app=web' }).informer();
+    expect(factory.deployments().informer()).toBe(a);
+    expect(() => factory.deployments({}).informer()).toThrow(InformerOptionsConflictError);
+  });
+
+  it('refuses a filtered request for a resource already watched whole', () => {
+    const clients = new FakeClients();
+    const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });
+    factory.secrets().informer();
+    expect(() => factory.secrets({ fieldSelector: 'type=Opaque' }).informer()).toThrow(
+      'secrets: the informer already made has no per-resource options, but this request asks for fieldSelector "type=Opaque" (differing: fieldSelector)',
+    );
   });
 });
