@@ -13,6 +13,7 @@ import {
   type ResourceDiscovery,
 } from '@kcm-ts/apimachinery';
 import { SharedInformerFactory } from '@kcm-ts/informer';
+import type { ControllerMetrics } from './builder/metrics.js';
 import type { ControllerClientBuilder } from './client-builder.js';
 import type { ControllerManagerConfiguration } from './config.js';
 import { DeferredDiscoveryRESTMapper } from './discovery.js';
@@ -45,6 +46,13 @@ export interface ControllerContext {
   readonly clock: Clock;
   /** The manager's logger. */
   readonly logger: Logger;
+  /**
+   * Where controllers made with the builder count and time their
+   * reconciles (controller-runtime's metrics); none when absent. Not part
+   * of Go's `ControllerContext`: there, controller-runtime's controllers
+   * register with a global registry.
+   */
+  readonly controllerMetrics?: ControllerMetrics;
 }
 
 /**
@@ -116,6 +124,8 @@ export interface ControllerContextOptions {
   logger: Logger;
   /** Ends the REST mapper's reset loop. */
   signal: AbortSignal;
+  /** Where built controllers' metrics go. Default: nowhere. */
+  controllerMetrics?: ControllerMetrics;
 }
 
 //#region create-controller-context
@@ -163,6 +173,7 @@ export function createControllerContext(opts: ControllerContextOptions): Created
       eventRecorder: opts.eventRecorder ?? (() => noopEventRecorder),
       clock,
       logger: opts.logger,
+      ...(opts.controllerMetrics ? { controllerMetrics: opts.controllerMetrics } : {}),
     },
     informersStarted: markStarted,
   };

@@ -231,6 +231,7 @@ export async function run(opts: RunOptions, outerSignal: AbortSignal): Promise<v
         random,
         logger,
         signal: runSignal,
+        controllerMetrics: metrics.controller,
       });
       const running: Promise<void>[] = [];
       try {

@@ -29,6 +29,7 @@ export type { ControllerManagerConfiguration, LeaderElectionConfiguration } from
 export { ControllerBuilder, newControllerManagedBy } from './builder/controller.js';
 export type { ReconcileContext, ReconcilerSetup, WatchOptions } from './builder/controller.js';
 export type { MapFunc } from './builder/handler.js';
+export { TerminalError, isTerminalError, terminalError } from './builder/reconcile.js';
 export type { Reconciler, Request, Requeue, Result } from './builder/reconcile.js';
 export {
   and,
@@ -112,6 +113,14 @@ export type {
 
 // Metrics
 export { newManagerMetrics, restClientMetrics } from './metrics/prometheus.js';
+export { controllerRuntimeMetrics, noopControllerMetrics } from './builder/metrics.js';
+export type {
+  ControllerMetrics,
+  ControllerMetricsRecorder,
+  ControllerRuntimeMetricDefinitions,
+  ReconcileOutcome,
+  ReconcileResultLabel,
+} from './builder/metrics.js';
 export type {
   HistogramDefinition,
   ManagerMetrics,
@@ -172,3 +181,6 @@ export type {
 } from './namespace/namespaced-resources-deleter.js';
 export { namespaceConditionTypes } from './namespace/status-condition-utils.js';
 export type { NamespaceConditionType } from './namespace/status-condition-utils.js';
+
+// Kubernetes object types (type-only namespaces: corev1, appsv1, metav1, ...)
+export type * from './api.js';

@@ -166,6 +166,40 @@ describe('the controller builder', () => {
     await env.until(() => generation.calls.length === 2);
   });
 
+  it('gives each controller its own selection, and one selector per resource within one', async () => {
+    env = await startTestEnvironment();
+    await cm('red', { color: 'red' });
+    await cm('blue', { color: 'blue' });
+    const reds = recorder();
+    const blues = recorder();
+    const red = newControllerManagedBy()
+      .for(configMaps, { labelSelector: 'color=red' })
+      .complete(reds.setup);
+    const blue = newControllerManagedBy()
+      .for(configMaps, { labelSelector: 'color=blue' })
+      .complete(blues.setup);
+    const both = recorder();
+    const plain = newControllerManagedBy().for(configMaps).complete(both.setup);
+    const m = env.runManager({ customControllers: { red, blue, plain } });
+    await env.until(() => reds.calls.length > 0 && blues.calls.length > 0);
+    await env.until(() => both.calls.length === 2);
+    await env.step(500);
+    expect(reds.keys()).toEqual(['default/red']);
+    expect(blues.keys()).toEqual(['default/blue']);
+    expect(both.keys().sort()).toEqual(['default/blue', 'default/red']);
+    await m.stop();
+
+    const twice = newControllerManagedBy()
+      .for(configMaps, { labelSelector: 'color=red' })
+      .watches(configMaps, (o) => [{ namespace: 'default', name: o.metadata!.name! }], {
+        labelSelector: 'color=blue',
+      })
+      .complete(() => () => undefined);
+    await expect(env.runManager({ customControllers: { twice } }).done).rejects.toThrow(
+      /configmaps: the informer already made has labelSelector "color=red"/,
+    );
+  });
+
   it('requeues after the asked delay, and retries failures with backoff', async () => {
     env = await startTestEnvironment();
     await cm('later');

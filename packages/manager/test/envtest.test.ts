@@ -101,4 +101,31 @@ describe('startTestEnvironment', () => {
     const after = await env.client<Lease>(leases, 'kube-system').get('kube-controller-manager');
     expect(after.spec?.holderIdentity ?? '').toBe('');
   });
+
+  it('steps by the tick it is given, and waits for a healthy API server', async () => {
+    env = await startTestEnvironment({ tick: 100 });
+    const e = env;
+    const start = e.clock.now();
+    let checks = 0;
+    await e.until(() => ++checks === 3);
+    // Two steps between three checks, 100 ms each.
+    expect(e.clock.now() - start).toBe(200);
+    await e.step(250);
+    expect(e.clock.now() - start).toBe(450);
+    await expect(startTestEnvironment({ tick: 0 })).rejects.toThrow(RangeError);
+
+    const healthzAsked: number[] = [];
+    const manager = e.runManager({
+      healthz: () => {
+        healthzAsked.push(e.clock.now() - start);
+        return healthzAsked.length < 3
+          ? Promise.reject(new Error('[-]etcd failed'))
+          : Promise.resolve();
+      },
+    });
+    await e.until(() => manager.started() !== undefined);
+    // Polled once a second until it answers ok; only then do controllers start.
+    expect(healthzAsked).toHaveLength(3);
+    expect(healthzAsked[2]! - healthzAsked[0]!).toBe(2000);
+  });
 });

@@ -236,6 +236,81 @@ const describe = (obj: KubeObject): string =>
   `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''} (${obj.metadata?.uid ?? ''})`;
 
 /**
+ * What differs between the kinds a controller claims: the kind's name in
+ * messages, the key it is logged under, and how an object of it is patched.
+ * Everything else about adopting and releasing is the same for every kind,
+ * as in Go, where only these differ between `AdoptPod` and
+ * `AdoptReplicaSet` (and between the two releases).
+ */
+interface OwnedKind {
+  /** The kind, as messages name it: `Pod`, `ReplicaSet`. */
+  readonly kind: string;
+  /** The kind as the release trace names it: `pod`, `ReplicaSet`. */
+  readonly logNoun: string;
+  /** The trace's key of the object's `namespace/name`: `pod`, `replicaSet`. */
+  readonly logKey: string;
+  /** Sends a strategic merge patch to the object `namespace/name`. */
+  readonly patch: (namespace: string, name: string, body: object) => Promise<unknown>;
+}
+
+/**
+ * Makes `manager.controller` the object's controller with a patch, once
+ * `manager.canAdopt()` allows it. The server refuses the patch if the
+ * object already has another controller. Go's `AdoptPod` and
+ * `AdoptReplicaSet`.
+ */
+async function adoptObject(
+  manager: BaseControllerRefManager,
+  controllerKind: GroupVersionKind,
+  owned: OwnedKind,
+  obj: KubeObject,
+): Promise<void> {
+  try {
+    await manager.canAdopt();
+  } catch (err) {
+    throw new Error(`can't adopt ${owned.kind} ${describe(obj)}: ${messageOf(err)}`, {
+      cause: err,
+    });
+  }
+  await owned.patch(
+    obj.metadata?.namespace ?? '',
+    obj.metadata?.name ?? '',
+    ownerRefControllerPatch(manager.controller, controllerKind, obj.metadata?.uid ?? ''),
+  );
+}
+
+/**
+ * Removes `manager.controller`'s reference from the object with a patch. An
+ * object gone (404), or re-created or without the reference (422), counts
+ * as released. Go's `ReleasePod` and `ReleaseReplicaSet`.
+ */
+async function releaseObject(
+  manager: BaseControllerRefManager,
+  controllerKind: GroupVersionKind,
+  owned: OwnedKind,
+  obj: KubeObject,
+  logger: Logger,
+): Promise<void> {
+  logger.v(2).info(`Patching ${owned.logNoun} to remove its controllerRef`, {
+    [owned.logKey]: `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`,
+    gvk: `${groupVersionString(controllerKind)}, Kind=${controllerKind.kind}`,
+    controller: manager.controller.metadata?.name,
+  });
+  try {
+    await owned.patch(
+      obj.metadata?.namespace ?? '',
+      obj.metadata?.name ?? '',
+      deleteOwnerRefStrategicMergePatch(obj.metadata?.uid ?? '', [
+        manager.controller.metadata?.uid ?? '',
+      ]),
+    );
+  } catch (err) {
+    if (isNotFound(err) || isInvalid(err)) return;
+    throw err;
+  }
+}
+
+/**
  * Claims pods for a controller: Go's `PodControllerRefManager`.
  *
  * @example
@@ -248,7 +323,7 @@ const describe = (obj: KubeObject): string =>
  */
 export class PodControllerRefManager extends BaseControllerRefManager {
   readonly #controllerKind: GroupVersionKind;
-  readonly #podControl: PodControl;
+  readonly #pods: OwnedKind;
   readonly #logger: Logger;
 
   /**
@@ -269,7 +344,12 @@ export class PodControllerRefManager extends BaseControllerRefManager {
   ) {
     super(controller, selector, canAdopt);
     this.#controllerKind = controllerKind;
-    this.#podControl = podControl;
+    this.#pods = {
+      kind: 'Pod',
+      logNoun: 'pod',
+      logKey: 'pod',
+      patch: (namespace, name, body) => podControl.patchPod(namespace, name, body),
+    };
     this.#logger = logger;
   }
 
@@ -295,17 +375,8 @@ export class PodControllerRefManager extends BaseControllerRefManager {
    * {@link BaseControllerRefManager.canAdopt} allows it. The server refuses
    * the patch if the pod already has another controller. Go's `AdoptPod`.
    */
-  async adoptPod(pod: Pod): Promise<void> {
-    try {
-      await this.canAdopt();
-    } catch (err) {
-      throw new Error(`can't adopt Pod ${describe(pod)}: ${messageOf(err)}`, { cause: err });
-    }
-    await this.#podControl.patchPod(
-      pod.metadata?.namespace ?? '',
-      pod.metadata?.name ?? '',
-      ownerRefControllerPatch(this.controller, this.#controllerKind, pod.metadata?.uid ?? ''),
-    );
+  adoptPod(pod: Pod): Promise<void> {
+    return adoptObject(this, this.#controllerKind, this.#pods, pod);
   }
 
   /**
@@ -313,24 +384,8 @@ export class PodControllerRefManager extends BaseControllerRefManager {
    * (404), or re-created or without the reference (422), counts as
    * released. Go's `ReleasePod`.
    */
-  async releasePod(pod: Pod): Promise<void> {
-    this.#logger.v(2).info('Patching pod to remove its controllerRef', {
-      pod: `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`,
-      gvk: `${groupVersionString(this.#controllerKind)}, Kind=${this.#controllerKind.kind}`,
-      controller: this.controller.metadata?.name,
-    });
-    try {
-      await this.#podControl.patchPod(
-        pod.metadata?.namespace ?? '',
-        pod.metadata?.name ?? '',
-        deleteOwnerRefStrategicMergePatch(pod.metadata?.uid ?? '', [
-          this.controller.metadata?.uid ?? '',
-        ]),
-      );
-    } catch (err) {
-      if (isNotFound(err) || isInvalid(err)) return;
-      throw err;
-    }
+  releasePod(pod: Pod): Promise<void> {
+    return releaseObject(this, this.#controllerKind, this.#pods, pod, this.#logger);
   }
 }
 
@@ -341,7 +396,7 @@ export class PodControllerRefManager extends BaseControllerRefManager {
  */
 export class ReplicaSetControllerRefManager extends BaseControllerRefManager {
   readonly #controllerKind: GroupVersionKind;
-  readonly #rsControl: RSControl;
+  readonly #replicaSets: OwnedKind;
   readonly #logger: Logger;
 
   /**
@@ -362,7 +417,12 @@ export class ReplicaSetControllerRefManager extends BaseControllerRefManager {
   ) {
     super(controller, selector, canAdopt);
     this.#controllerKind = controllerKind;
-    this.#rsControl = rsControl;
+    this.#replicaSets = {
+      kind: 'ReplicaSet',
+      logNoun: 'ReplicaSet',
+      logKey: 'replicaSet',
+      patch: (namespace, name, body) => rsControl.patchReplicaSet(namespace, name, body),
+    };
     this.#logger = logger;
   }
 
@@ -380,41 +440,16 @@ export class ReplicaSetControllerRefManager extends BaseControllerRefManager {
   }
 
   /** Makes the controller the ReplicaSet's controller. Go's `AdoptReplicaSet`. */
-  async adoptReplicaSet(rs: ReplicaSet): Promise<void> {
-    try {
-      await this.canAdopt();
-    } catch (err) {
-      throw new Error(`can't adopt ReplicaSet ${describe(rs)}: ${messageOf(err)}`, { cause: err });
-    }
-    await this.#rsControl.patchReplicaSet(
-      rs.metadata?.namespace ?? '',
-      rs.metadata?.name ?? '',
-      ownerRefControllerPatch(this.controller, this.#controllerKind, rs.metadata?.uid ?? ''),
-    );
+  adoptReplicaSet(rs: ReplicaSet): Promise<void> {
+    return adoptObject(this, this.#controllerKind, this.#replicaSets, rs);
   }
 
   /**
    * Removes the controller's reference from the ReplicaSet; 404 and 422 count
    * as released. Go's `ReleaseReplicaSet`.
    */
-  async releaseReplicaSet(rs: ReplicaSet): Promise<void> {
-    this.#logger.v(2).info('Patching ReplicaSet to remove its controllerRef', {
-      replicaSet: `${rs.metadata?.namespace ?? ''}/${rs.metadata?.name ?? ''}`,
-      gvk: `${groupVersionString(this.#controllerKind)}, Kind=${this.#controllerKind.kind}`,
-      controller: this.controller.metadata?.name,
-    });
-    try {
-      await this.#rsControl.patchReplicaSet(
-        rs.metadata?.namespace ?? '',
-        rs.metadata?.name ?? '',
-        deleteOwnerRefStrategicMergePatch(rs.metadata?.uid ?? '', [
-          this.controller.metadata?.uid ?? '',
-        ]),
-      );
-    } catch (err) {
-      if (isNotFound(err) || isInvalid(err)) return;
-      throw err;
-    }
+  releaseReplicaSet(rs: ReplicaSet): Promise<void> {
+    return releaseObject(this, this.#controllerKind, this.#replicaSets, rs, this.#logger);
   }
 }
 

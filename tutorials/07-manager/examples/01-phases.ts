@@ -6,6 +6,7 @@
 // log does not show (InformersStarted, and every cache synced).
 // Run: npm run phases -w tutorials/07-manager
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import { informerResources } from '@kcm-ts/informer';
 import { implementedControllers, newLogger, type InitFunc } from '@kcm-ts/manager';
 import { startCluster, startManager } from './cluster.js';
 
@@ -79,7 +80,7 @@ export async function run(log: (line: string) => void = console.log): Promise<Ph
   try {
     await c.until(() => manager.started() !== undefined);
     await c.step(1000);
-    const leases = c.client<Lease>('coordination.k8s.io', 'leases', 'kube-system');
+    const leases = c.client<Lease>(informerResources.leases, 'kube-system');
     const running = (await leases.get('kube-controller-manager')).spec?.holderIdentity ?? '';
     const trace = [...lines];
     await manager.stop();

@@ -19,8 +19,9 @@ import {
   type ControllerContext,
   type InitFunc,
   type RestClientSource,
+  type TestEnvironment,
 } from '@kcm-ts/manager';
-import { sandboxSource, startCluster, startManager, type Cluster } from './cluster.js';
+import { startCluster, startManager } from './cluster.js';
 import { nginxDeployment } from './manifests.js';
 
 /** One client of the process, as the API server saw it. */
@@ -198,7 +199,7 @@ export async function run(log: (line: string) => void = console.log): Promise<Pr
     identity: 'manager-1',
     version: '0.1.0',
     configure: (config) => (config.generic.leaderElection.leaderElect = true),
-    source: recordRequests(sandboxSource(c.sandbox), seen),
+    source: recordRequests(c.source, seen),
     metrics: { ...metrics, workqueue },
     controllers,
   });
@@ -233,14 +234,16 @@ export async function run(log: (line: string) => void = console.log): Promise<Pr
 }
 
 /** Gives every controller something to do: a rollout, a cascade, a namespace. */
-async function exercise(c: Cluster): Promise<void> {
-  const deployments = c.client<Deployment>('apps', 'deployments');
+async function exercise(c: TestEnvironment): Promise<void> {
+  const deployments = c.client<Deployment>(informerResources.deployments, 'default');
   await deployments.create(nginxDeployment());
   await c.until(
     async () => (await deployments.get('nginx-deployment')).status?.availableReplicas === 3,
   );
   await deployments.delete('nginx-deployment');
-  await c.until(async () => (await c.client('', 'pods').list()).items.length === 0);
+  await c.until(
+    async () => (await c.client(informerResources.pods, 'default').list()).items.length === 0,
+  );
   const namespaces = c.sandbox.client<Namespace>('', 'namespaces');
   await namespaces.create({ metadata: { name: 'scratch' } });
   await namespaces.delete('scratch');

@@ -8,14 +8,9 @@
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { LeaderElectionLostError } from '@kcm-ts/leader-election';
-import { newLogger } from '@kcm-ts/manager';
-import {
-  partitionable,
-  sandboxSource,
-  startCluster,
-  startManager,
-  type Manager,
-} from './cluster.js';
+import { informerResources } from '@kcm-ts/informer';
+import { newLogger, type TestManager } from '@kcm-ts/manager';
+import { partitionable, startCluster, startManager } from './cluster.js';
 import { nginxDeployment } from './manifests.js';
 
 /** One term of one copy: when it held the Lease and ran its controllers. */
@@ -46,7 +41,7 @@ export interface Election {
 /** A copy of the manager: `run()` with its own client, log and identity. */
 interface Copy {
   identity: string;
-  manager: Manager;
+  manager: TestManager;
   cut: () => void;
   /** Pods, ReplicaSets and Deployments written through this copy's client. */
   writes: () => number;
@@ -56,14 +51,15 @@ interface Copy {
 export async function run(log: (line: string) => void = console.log): Promise<Election> {
   const c = await startCluster();
   const start = c.clock.now();
-  const say = (who: string, what: string) => log(`${c.at()}  ${who.padEnd(10)} ${what}`);
+  const at = () => `t=${((c.clock.now() - start) / 1000).toFixed(1).padStart(4)}s`;
+  const say = (who: string, what: string) => log(`${at()}  ${who.padEnd(10)} ${what}`);
   const terms: Term[] = [];
-  const leases = c.client<Lease>('coordination.k8s.io', 'leases', 'kube-system');
-  const deployments = c.client<Deployment>('apps', 'deployments');
+  const leases = c.client<Lease>(informerResources.leases, 'kube-system');
+  const deployments = c.client<Deployment>(informerResources.deployments, 'default');
 
   //#region copy
   const startCopy = (identity: string): Copy => {
-    const net = partitionable(sandboxSource(c.sandbox));
+    const net = partitionable(c.source);
     const writes = () => net.writes(['pods', 'replicasets.apps', 'deployments.apps']);
     let term: Term | undefined;
     // The copy's log, in JSON (--logging-format=json), read back line by line.

@@ -23,6 +23,7 @@ import {
   type InitFunc,
   type RestClientSource,
 } from '@kcm-ts/manager';
+import { informerResources } from '@kcm-ts/informer';
 import { startCluster, startManager } from './cluster.js';
 import { nginxDeployment } from './manifests.js';
 
@@ -191,10 +192,10 @@ export async function run(log: (line: string) => void = console.log): Promise<Pr
       'garbage-collector-controller': tracedGarbageCollector,
     },
   });
-  const deployments = c.client<Deployment>('apps', 'deployments');
-  const replicaSets = c.client<ReplicaSet>('apps', 'replicasets');
-  const pods = c.client<Pod>('', 'pods');
-  const configMaps = c.client<ConfigMap>('', 'configmaps');
+  const deployments = c.client<Deployment>(informerResources.deployments, 'default');
+  const replicaSets = c.client<ReplicaSet>(informerResources.replicaSets, 'default');
+  const pods = c.client<Pod>(informerResources.pods, 'default');
+  const configMaps = c.client<ConfigMap>(informerResources.configMaps, 'default');
   const rounds: Round[] = [];
 
   // Everything in the namespace, each object with its kind.

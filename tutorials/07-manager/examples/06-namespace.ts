@@ -8,8 +8,9 @@
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Namespace, NamespaceCondition } from 'kubernetes-types/core/v1.js';
 import type { GroupVersionResource, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
+import { informerResources } from '@kcm-ts/informer';
 import type { RestClientSource } from '@kcm-ts/manager';
-import { sandboxSource, startCluster, startManager } from './cluster.js';
+import { startCluster, startManager } from './cluster.js';
 import { nginxDeployment } from './manifests.js';
 
 /** What the experiment saw, for its test. */
@@ -65,12 +66,10 @@ export async function run(log: (line: string) => void = console.log): Promise<Na
   });
 
   // The namespace controller's side: what it asks of the API server.
-  const source = traceNamespaceController(sandboxSource(c.sandbox), (what) =>
-    step('namespace-controller', what),
-  );
+  const source = traceNamespaceController(c.source, (what) => step('namespace-controller', what));
   const manager = startManager(c, { source });
   const namespaces = c.sandbox.client<Namespace>('', 'namespaces');
-  const deployments = c.client<Deployment>('apps', 'deployments', 'shop');
+  const deployments = c.client<Deployment>(informerResources.deployments, 'shop');
   try {
     await c.until(() => manager.started() !== undefined);
     //#region delete-namespace

@@ -1,29 +1,21 @@
-// The small cluster chapter 7's examples run on: the sandbox API server with
-// one simulated node, and kube-controller-manager's `run()` against it, in
-// one process on a fake clock, so that a whole start, a cascade of deletions
-// or a leader hand-over takes milliseconds and prints the same transcript
-// every time. Nothing here replaces a part of the manager: the examples run
-// the package's own `run()` with its own init functions, and only listen.
-import type { APIResourceList } from 'kubernetes-types/meta/v1.js';
+// The small cluster chapter 7's examples run on: the manager package's own
+// test environment (`startTestEnvironment`, chapter 8), which holds the
+// sandbox API server, the simulated node and kube-controller-manager's
+// `run()` in one process on a fake clock, so that a whole start, a cascade
+// of deletions or a leader hand-over takes milliseconds and prints the same
+// transcript every time. Nothing here replaces a part of the manager: the
+// examples run the package's own `run()` with its own init functions, and
+// only listen. What is left in this file is the chapter's settings, and a
+// client source that can be cut off from the API server.
+import type { GroupVersionResource, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
 import {
-  FakeClock,
-  type GroupVersionResource,
-  type KubeObject,
-  type Logger,
-  type ResourceClient,
-  type ResourceDiscovery,
-} from '@kcm-ts/apimachinery';
-import {
-  defaultConfiguration,
-  newLogger,
-  newManagerMetrics,
-  run,
-  type ControllerManagerConfiguration,
-  type ManagerMetrics,
+  implementedControllers,
+  startTestEnvironment,
   type RestClientSource,
-  type RunOptions,
+  type TestEnvironment,
+  type TestManager,
+  type TestManagerOptions,
 } from '@kcm-ts/manager';
-import { resources, startSandbox, type Sandbox } from '@kcm-ts/sandbox';
 
 /** Options of {@link startCluster}. */
 export interface ClusterOptions {
@@ -34,106 +26,25 @@ export interface ClusterOptions {
   finishNamespaces?: boolean;
 }
 
-/** The sandbox on a fake clock, with helpers to move time. */
-export interface Cluster {
-  clock: FakeClock;
-  sandbox: Sandbox;
-  /** Milliseconds since the cluster started, as `t= 1.0s`. */
-  at(): string;
-  /** Moves the fake clock forward by `ms`, 100 ms at a time, letting everything work. */
-  step(ms: number): Promise<void>;
-  /** Steps until `cond` holds; throws after `maxMs` of fake time. */
-  until(cond: () => boolean | Promise<boolean>, maxMs?: number): Promise<void>;
-  /** A client for one resource, in `namespace` (default `default`). */
-  client<T extends KubeObject = KubeObject>(
-    group: string,
-    resource: string,
-    namespace?: string,
-  ): ResourceClient<T>;
-  stop(): Promise<void>;
-}
-
-/** Lets promise chains and in-process I/O run. */
-export async function settle(rounds = 10): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
-}
-
-/** Starts the sandbox API server with one simulated node on a fake clock. */
-export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
-  const clock = new FakeClock();
-  const start = clock.now();
-  const sandbox = await startSandbox({
-    clock,
-    insecureHttp: true, // in-process clients only: no certificates to make
+/**
+ * Starts the sandbox with one simulated node on a fake clock that the
+ * examples move 100 ms at a time.
+ */
+export function startCluster(opts: ClusterOptions = {}): Promise<TestEnvironment> {
+  return startTestEnvironment({
     nodes: 1,
     finishNamespaces: opts.finishNamespaces ?? false,
+    tick: 100,
   });
-  const cluster: Cluster = {
-    clock,
-    sandbox,
-    at: () => `t=${((clock.now() - start) / 1000).toFixed(1).padStart(4)}s`,
-    async step(ms) {
-      for (let t = 0; t < ms; t += 100) {
-        await clock.advance(Math.min(100, ms - t));
-        await settle();
-      }
-    },
-    async until(cond, maxMs = 120_000) {
-      for (let t = 0; t <= maxMs; t += 100) {
-        if (await cond()) return;
-        await cluster.step(100);
-      }
-      throw new Error(`condition not met within ${maxMs} ms of fake time`);
-    },
-    client: <T extends KubeObject>(group: string, resource: string, namespace = 'default') =>
-      sandbox.client<T>(group, resource).inNamespace(namespace),
-    stop: () => sandbox.stop(),
-  };
-  await settle();
-  return cluster;
-}
-
-//#region discovery
-/**
- * What the sandbox serves, as discovery lists it: one APIResourceList per
- * group version. `@kcm-ts/client`'s `newDiscoveryClient` reads the same from
- * `/api` and `/apis` of a real API server.
- */
-export function sandboxDiscovery(): ResourceDiscovery {
-  const lists = new Map<string, APIResourceList>();
-  for (const r of resources) {
-    const groupVersion = r.group ? `${r.group}/${r.version}` : r.version;
-    let list = lists.get(groupVersion);
-    if (list === undefined) lists.set(groupVersion, (list = { groupVersion, resources: [] }));
-    list.resources.push({
-      name: r.resource,
-      singularName: r.singular,
-      namespaced: r.namespaced,
-      kind: r.kind,
-      verbs: [...r.verbs],
-    });
-  }
-  return { serverPreferredResources: () => Promise.resolve(structuredClone([...lists.values()])) };
 }
 
 /**
- * The sandbox's in-process clients as the manager's client source: a
- * metadata-only client when the manager asks for one (the garbage collector
- * and the namespace controller do), as kube-apiserver answers
- * `Accept: ...;as=PartialObjectMetadata`.
+ * Runs kube-controller-manager's `run()` in the cluster with the controllers
+ * kcm-ts implements (a test environment starts none unless told).
  */
-export function sandboxSource(sandbox: Sandbox): RestClientSource {
-  return {
-    resource: <T extends KubeObject>(
-      gvr: GroupVersionResource,
-      opts: { metadataOnly?: boolean },
-    ): ResourceClient<T> =>
-      (opts.metadataOnly
-        ? sandbox.metadataClient(gvr.group, gvr.resource)
-        : sandbox.client(gvr.group, gvr.resource)) as unknown as ResourceClient<T>,
-  };
+export function startManager(c: TestEnvironment, opts: TestManagerOptions = {}): TestManager {
+  return c.runManager({ controllers: implementedControllers, ...opts });
 }
-//#endregion discovery
 
 /** A source whose every request can be made to fail, as a network partition would. */
 export function partitionable(inner: RestClientSource): {
@@ -184,71 +95,5 @@ export function partitionable(inner: RestClientSource): {
     cut: () => (isCut = true),
     writes: (only) =>
       [...writes].filter(([k]) => !only || only.includes(k)).reduce((n, [, w]) => n + w, 0),
-  };
-}
-
-/** Options of {@link startManager}. */
-export interface ManagerOptions extends Partial<Omit<RunOptions, 'config' | 'apiServer'>> {
-  /** Changes to kube-controller-manager's defaults (no HTTPS, no leader election here). */
-  configure?: (config: ControllerManagerConfiguration) => void;
-  /** Where the manager's requests go; default the sandbox's clients. */
-  source?: RestClientSource;
-  /** The API server's health, polled before the controllers start; default healthy. */
-  healthz?: (signal: AbortSignal) => Promise<void>;
-}
-
-/** A running manager. */
-export interface Manager {
-  /** Settles when `run()` returns (rejects as `run()` does). */
-  readonly done: Promise<void>;
-  /** The controllers started, once they are. */
-  started(): readonly string[] | undefined;
-  readonly metrics: ManagerMetrics;
-  /** Aborts the manager's signal (SIGTERM) and waits for `run()` to return. */
-  stop(): Promise<void>;
-}
-
-/** Runs kube-controller-manager's `run()` against the cluster. */
-export function startManager(c: Cluster, opts: ManagerOptions = {}): Manager {
-  const { configure, source, healthz, ...rest } = opts;
-  const config = defaultConfiguration();
-  config.secureServing.securePort = 0;
-  config.generic.leaderElection.leaderElect = false;
-  configure?.(config);
-  const metrics = opts.metrics ?? newManagerMetrics({ processMetrics: false });
-  const abort = new AbortController();
-  let started: readonly string[] | undefined;
-  const logger: Logger = opts.logger ?? newLogger({ write: () => undefined });
-  const done = run(
-    {
-      clock: c.clock,
-      random: () => 0.5,
-      identity: 'manager',
-      ...rest,
-      logger,
-      metrics,
-      config,
-      apiServer: {
-        source: source ?? sandboxSource(c.sandbox),
-        discovery: sandboxDiscovery(),
-        ...(healthz ? { healthz } : {}),
-      },
-      onControllersStarted: (names) => {
-        started = names;
-        opts.onControllersStarted?.(names);
-      },
-    },
-    abort.signal,
-  );
-  // A rejection is the caller's to see through `done`; do not let it go unhandled meanwhile.
-  done.catch(() => undefined);
-  return {
-    done,
-    started: () => started,
-    metrics,
-    async stop() {
-      abort.abort();
-      await done;
-    },
   };
 }

@@ -1,6 +1,5 @@
 // The mirror controller under test: the test environment's sandbox, the
 // manager's run() and one fake clock, so each case takes milliseconds.
-import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ResourceClient } from '@kcm-ts/apimachinery';
 import { informerResources } from '@kcm-ts/informer';
@@ -9,13 +8,14 @@ import {
   startGarbageCollectorController,
   startTestEnvironment,
   type TestEnvironment,
+  type corev1,
 } from '@kcm-ts/manager';
 import { configMapMirror } from './01-mirror.js';
 
 const { configMaps, secrets } = informerResources;
 let env: TestEnvironment;
-let cms: ResourceClient<ConfigMap>;
-let secs: ResourceClient<Secret>;
+let cms: ResourceClient<corev1.ConfigMap>;
+let secs: ResourceClient<corev1.Secret>;
 
 //#region harness
 beforeEach(async () => {
@@ -25,8 +25,8 @@ beforeEach(async () => {
     // kube-controller-manager's garbage collector deletes what the ConfigMap owns.
     controllers: { [names.garbageCollectorController]: startGarbageCollectorController },
   });
-  cms = env.client<ConfigMap>(configMaps, 'default');
-  secs = env.client<Secret>(secrets, 'default');
+  cms = env.client<corev1.ConfigMap>(configMaps, 'default');
+  secs = env.client<corev1.Secret>(secrets, 'default');
 });
 afterEach(() => env.stop());
 

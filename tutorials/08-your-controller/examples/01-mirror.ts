@@ -5,10 +5,10 @@
 // by the garbage collector (its ownerReference). Written with
 // @kcm-ts/manager's controller builder and helpers.
 //#region mirror
-import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
 import { getControllerOf, isNotFound } from '@kcm-ts/apimachinery';
 import { informerResources } from '@kcm-ts/informer';
 import { createOrUpdate, newControllerManagedBy, setControllerReference } from '@kcm-ts/manager';
+import type { corev1 } from '@kcm-ts/manager';
 
 const { configMaps, secrets } = informerResources;
 const configMapKind = { group: '', version: 'v1', kind: 'ConfigMap' };
@@ -22,12 +22,12 @@ export const configMapMirror = newControllerManagedBy()
   .owns(secrets)
   .workers(2)
   .complete((ctx) => {
-    const client = ctx.client<Secret>(secrets);
+    const client = ctx.client<corev1.Secret>(secrets);
     return async (req, signal) => {
-      const cm = ctx.get<ConfigMap>(configMaps, req);
+      const cm = ctx.get<corev1.ConfigMap>(configMaps, req);
       if (cm === undefined || cm.metadata?.deletionTimestamp) {
         // Unlabelled or deleted: remove the Secret this controller made.
-        const secret = ctx.get<Secret>(secrets, req);
+        const secret = ctx.get<corev1.Secret>(secrets, req);
         if (secret === undefined || getControllerOf(secret)?.kind !== 'ConfigMap') return;
         await client
           .inNamespace(req.namespace)
@@ -37,7 +37,7 @@ export const configMapMirror = newControllerManagedBy()
           });
         return;
       }
-      const want: Secret = { metadata: { name: req.name, namespace: req.namespace } };
+      const want: corev1.Secret = { metadata: { name: req.name, namespace: req.namespace } };
       const { result } = await createOrUpdate(
         client,
         want,

@@ -5,7 +5,6 @@
 // Everything runs on the test environment's fake clock, so the transcript is
 // the same every time.
 // Run: npm run mirror -w tutorials/08-your-controller
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { GroupVersionResource, KubeObject, ResourceClient } from '@kcm-ts/apimachinery';
 import { informerResources } from '@kcm-ts/informer';
 import {
@@ -13,6 +12,7 @@ import {
   startGarbageCollectorController,
   startTestEnvironment,
   type RestClientSource,
+  type corev1,
 } from '@kcm-ts/manager';
 import { configMapMirror } from './01-mirror.js';
 
@@ -48,7 +48,7 @@ export async function run(log: (line: string) => void = console.log): Promise<vo
     log(
       `t=${((env.clock.now() - start) / 1000).toFixed(1).padStart(4)}s  ${who.padEnd(9)}  ${what}`,
     );
-  const cms = env.client<ConfigMap>(informerResources.configMaps, 'default');
+  const cms = env.client<corev1.ConfigMap>(informerResources.configMaps, 'default');
   const mirrored = async (mode: string) => {
     const s = await env.sandbox.client('', 'secrets').inNamespace('default').get('app');
     return (s as { data?: Record<string, string> }).data?.mode === btoa(mode);

@@ -5,7 +5,8 @@
 // controllers are (cmd/kube-controller-manager/app: startReplicaSetController
 // and friends), so a built controller runs inside `run()`: on the shared
 // informer factory, with its own client and event recorder, behind leader
-// election, with the workqueue metrics named after it and a health check.
+// election, with the workqueue metrics named after it, controller-runtime's
+// controller metrics, and a health check.
 import {
   groupResourceString,
   type Clock,
@@ -16,11 +17,9 @@ import {
 } from '@kcm-ts/apimachinery';
 import {
   Lister,
-  ListWatch,
-  SharedIndexInformer,
-  metaNamespaceIndexFunc,
-  namespaceIndex,
+  SharedInformerFactory,
   type InformerResource,
+  type SharedIndexInformer,
 } from '@kcm-ts/informer';
 import {
   defaultControllerRateLimiter,
@@ -31,6 +30,7 @@ import type { InitFunc } from '../controller-context.js';
 import { trimManagedFields } from '../controller-context.js';
 import { enqueueForObject, enqueueForOwner, enqueueHandler, type MapFunc } from './handler.js';
 import { runController } from './internal-controller.js';
+import { noopControllerMetrics } from './metrics.js';
 import type { Predicate } from './predicate.js';
 import { requestKey, type Reconciler, type Request } from './reconcile.js';
 
@@ -44,10 +44,13 @@ export interface WatchOptions<T extends KubeObject = KubeObject> {
   predicates?: readonly Predicate<T>[];
   /**
    * Lists and watches only the objects whose labels match, such as
-   * `mirror=true`: the server filters, and the cache holds nothing else. The
-   * watch gets an informer of its own (the shared factory's options apply to
-   * every informer it makes); controller-runtime sets the same per object
-   * type in its cache options (`ByObject`).
+   * `mirror=true`: the server filters, and the cache holds nothing else.
+   * The informer comes from a factory of the controller's own, with the
+   * selector as that resource's option (controller-runtime sets the same in
+   * its cache options, `ByObject`), so the manager's shared informers stay
+   * whole for the other controllers. Within one controller a resource can
+   * have one selector only: a second, different one fails the controller's
+   * start with the factory's `InformerOptionsConflictError`.
    */
   labelSelector?: string;
 }
@@ -208,30 +211,21 @@ export class ControllerBuilder {
       const source = ctx.clientBuilder.client(name);
       const queue = newRateLimitingQueue<string>(makeLimiter(clock), { name, clock });
       const caches = new Map<string, SharedIndexInformer<KubeObject>>();
-      const own: SharedIndexInformer<KubeObject>[] = [];
       //#region label-selector
+      // A watch with a label selector takes its informer from a factory of
+      // this controller's own, through the factory's per-resource options:
+      // the server filters, the cache holds only matching objects, and the
+      // shared informers, which other controllers read, stay whole.
+      const own = new SharedInformerFactory(source, ctx.resyncPeriod(), {
+        clock,
+        logger,
+        transform: trimManagedFields,
+      });
       const informerOf = (w: Watch): SharedIndexInformer<KubeObject> => {
-        const selector = w.options.labelSelector;
-        if (selector === undefined) return ctx.informerFactory.informerFor(w.resource);
-        const client = source.resource<KubeObject>(w.resource, {
-          namespaced: w.resource.namespaced,
-          kind: w.resource.kind,
-        });
-        const informer = new SharedIndexInformer<KubeObject>(
-          ListWatch.filtered(client, (o) => {
-            o.labelSelector = o.labelSelector ? `${o.labelSelector},${selector}` : selector;
-          }),
-          {
-            clock,
-            logger,
-            resyncPeriod: ctx.resyncPeriod(),
-            indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
-            objectDescription: `${groupResourceString(w.resource)} (${selector})`,
-            transform: trimManagedFields as (o: KubeObject) => KubeObject,
-          },
-        );
-        own.push(informer);
-        return informer;
+        const labelSelector = w.options.labelSelector;
+        return labelSelector === undefined
+          ? ctx.informerFactory.informerFor(w.resource)
+          : own.informerFor(w.resource, { labelSelector });
       };
       //#endregion label-selector
       const informers = watches.map((w) => {
@@ -272,7 +266,7 @@ export class ControllerBuilder {
         // stopped before that never does.
         await Promise.race([ctx.informersStarted, untilAborted(signal)]);
         if (signal.aborted) return;
-        const ownRuns = own.map((i) => i.run(signal));
+        own.start(signal);
         try {
           await runController(
             {
@@ -284,11 +278,12 @@ export class ControllerBuilder {
               cacheSyncTimeout,
               clock,
               logger,
+              metrics: ctx.controllerMetrics ?? noopControllerMetrics,
             },
             signal,
           );
         } finally {
-          await Promise.allSettled(ownRuns);
+          await own.shutdown();
         }
       })();
       //#endregion running

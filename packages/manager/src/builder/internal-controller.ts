@@ -4,10 +4,12 @@
 // kube-controller-manager controllers of chapters 5–7: wait for the caches,
 // run N workers over one rate-limited queue (which never hands one key to two
 // workers), forget a key's failures when it succeeds, and retry with backoff
-// when it fails.
+// when it fails, unless the failure is terminal. Every reconcile is counted
+// and timed in controller-runtime's metrics (metrics.ts).
 import type { Clock, Logger } from '@kcm-ts/apimachinery';
 import type { RateLimitingQueue } from '@kcm-ts/workqueue';
-import { requestOf, type Reconciler } from './reconcile.js';
+import type { ControllerMetrics, ControllerMetricsRecorder, ReconcileOutcome } from './metrics.js';
+import { isTerminalError, requestOf, type Reconciler } from './reconcile.js';
 
 /** The inputs of {@link runController}. */
 export interface ControllerLoop {
@@ -25,6 +27,13 @@ export interface ControllerLoop {
   cacheSyncTimeout: number;
   clock: Clock;
   logger: Logger;
+  /** Where the reconciles are counted and timed. */
+  metrics: ControllerMetrics;
+}
+
+/** A controller loop once started, with its metrics recorder. */
+interface Running extends ControllerLoop {
+  recorder: ControllerMetricsRecorder;
 }
 
 /**
@@ -39,13 +48,14 @@ export async function runController(c: ControllerLoop, signal: AbortSignal): Pro
   signal.addEventListener('abort', stop, { once: true });
   try {
     logger.info('Starting Controller');
+    const running: Running = { ...c, recorder: c.metrics.forController(c.name, c.workers) };
     if (!(await waitForSync(c, signal))) return;
     logger.info('Starting workers', { 'worker count': c.workers });
     const workers: Promise<void>[] = [];
     for (let i = 0; i < c.workers; i++) {
       workers.push(
         (async () => {
-          while (await processNextWorkItem(c, signal));
+          while (await processNextWorkItem(running, signal));
         })(),
       );
     }
@@ -95,33 +105,38 @@ async function waitForSync(c: ControllerLoop, signal: AbortSignal): Promise<bool
  * Takes one key, reconciles it and marks it done; false once the queue has
  * shut down. Go's `processNextWorkItem`.
  */
-async function processNextWorkItem(c: ControllerLoop, signal: AbortSignal): Promise<boolean> {
+async function processNextWorkItem(c: Running, signal: AbortSignal): Promise<boolean> {
   const [key, shutdown] = await c.queue.get();
   if (shutdown) return false;
+  c.recorder.addActiveWorkers(1);
   try {
     await reconcileHandler(c, key, signal);
   } finally {
+    c.recorder.addActiveWorkers(-1);
     c.queue.done(key);
   }
   return true;
 }
 
 /** Runs the reconciler and files the key by its answer. Go's `reconcileHandler`. */
-async function reconcileHandler(
-  c: ControllerLoop,
-  key: string,
-  signal: AbortSignal,
-): Promise<void> {
+async function reconcileHandler(c: Running, key: string, signal: AbortSignal): Promise<void> {
   const { queue } = c;
   const req = requestOf(key);
   const log = c.logger.withValues({ namespace: req.namespace, name: req.name });
+  const start = c.clock.now();
+  const count = (outcome: ReconcileOutcome) =>
+    c.recorder.reconciled(outcome, (c.clock.now() - start) / 1000);
   let result;
   try {
     result = await c.reconciler(req, signal);
   } catch (err) {
     // A stopping controller's aborted work is not a failure to retry.
     if (signal.aborted) return;
-    queue.addRateLimited(key);
+    const terminal = isTerminalError(err);
+    // Retrying cannot fix a terminal error: the key waits for its next event.
+    if (terminal) queue.forget(key);
+    else queue.addRateLimited(key);
+    count({ result: 'error', terminal, panic: isProgrammingError(err) });
     log.error(err, 'Reconciler error');
     return;
   }
@@ -129,10 +144,28 @@ async function reconcileHandler(
     // A planned return is not a failure: the backoff starts afresh.
     queue.forget(key);
     queue.addAfter(key, result.requeueAfter);
+    count({ result: 'requeue_after' });
   } else if (result?.requeue) {
     queue.addRateLimited(key);
+    count({ result: 'requeue' });
   } else {
     queue.forget(key);
+    count({ result: 'success' });
   }
 }
 //#endregion process-next-work-item
+
+/**
+ * A bug in the reconciler rather than a failure it reports, which is what a
+ * panic is in Go: the errors the JavaScript engine throws on a bad access
+ * or argument. They are retried like any error (Go recovers a panic into
+ * one), and also counted as panics.
+ */
+function isProgrammingError(err: unknown): boolean {
+  return (
+    err instanceof TypeError ||
+    err instanceof ReferenceError ||
+    err instanceof RangeError ||
+    err instanceof SyntaxError
+  );
+}

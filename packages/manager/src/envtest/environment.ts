@@ -33,7 +33,7 @@ import {
 } from '@kcm-ts/workqueue';
 import type { RestClientSource } from '../client-builder.js';
 import { defaultConfiguration, type ControllerManagerConfiguration } from '../config.js';
-import { run, type RunOptions } from '../controller-manager.js';
+import { run, type ApiServerConnection, type RunOptions } from '../controller-manager.js';
 import { newLogger } from '../logging/logger.js';
 import { newManagerMetrics, type ManagerMetrics } from '../metrics/prometheus.js';
 
@@ -49,6 +49,12 @@ export interface TestEnvironmentOptions {
   finishNamespaces?: boolean;
   /** The fake clock's start (default 2026-01-01T00:00:00Z). */
   start?: number | Date;
+  /**
+   * How far {@link TestEnvironment.step} moves the clock between two
+   * settles by default, and {@link TestEnvironment.until} between two checks,
+   * in ms (default 10). A coarser tick runs long scenarios in fewer steps.
+   */
+  tick?: number;
   /** Other sandbox options. */
   sandbox?: Omit<SandboxOptions, 'clock' | 'nodes' | 'finishNamespaces'>;
 }
@@ -66,6 +72,8 @@ export interface TestManagerOptions extends Partial<Omit<RunOptions, 'config' | 
   configure?: (config: ControllerManagerConfiguration) => void;
   /** Where the manager's requests go; default {@link TestEnvironment.source}. */
   source?: RestClientSource;
+  /** The API server's health, polled before the controllers start (see {@link ApiServerConnection}); default not polled. */
+  healthz?: ApiServerConnection['healthz'];
 }
 
 /**
@@ -123,9 +131,12 @@ export interface TestEnvironment {
   queue<T>(name?: string, limiter?: RateLimiter<T>): RateLimitingQueue<T>;
   /** Runs kube-controller-manager's `run()` here, with no built-in controller unless given. */
   runManager(opts?: TestManagerOptions): TestManager;
-  /** Moves the clock `ms` forward, `tick` ms at a time, letting promises settle between. */
+  /**
+   * Moves the clock `ms` forward, `tick` ms at a time (default the
+   * environment's tick), letting promises settle between.
+   */
   step(ms: number, tick?: number): Promise<void>;
-  /** Steps 10 ms at a time until `cond` holds; throws after `maxMs` of fake time. */
+  /** Steps one tick at a time until `cond` holds; throws after `maxMs` of fake time. */
   until(cond: () => boolean | Promise<boolean>, maxMs?: number): Promise<void>;
   /** Stops the managers started here, then the sandbox. */
   stop(): Promise<void>;
@@ -145,6 +156,8 @@ export async function startTestEnvironment(
   opts: TestEnvironmentOptions = {},
 ): Promise<TestEnvironment> {
   const clock = new FakeClock(opts.start);
+  const defaultTick = opts.tick ?? 10;
+  if (!(defaultTick > 0)) throw new RangeError(`tick must be > 0 ms, got ${defaultTick}`);
   const sandbox = await startSandbox({
     insecureHttp: true,
     ...opts.sandbox,
@@ -192,7 +205,7 @@ export async function startTestEnvironment(
       managers.add(m);
       return m;
     },
-    async step(ms, tick = 10) {
+    async step(ms, tick = defaultTick) {
       if (!(ms >= 0) || !(tick > 0)) throw new RangeError(`cannot step ${ms} ms by ${tick} ms`);
       for (let t = 0; t < ms; t += tick) {
         await clock.advance(Math.min(tick, ms - t));
@@ -200,10 +213,10 @@ export async function startTestEnvironment(
       }
     },
     async until(cond, maxMs = 60_000) {
-      for (let t = 0; ; t += 10) {
+      for (let t = 0; ; t += defaultTick) {
         if (await cond()) return;
         if (t >= maxMs) throw new Error(`condition not met within ${maxMs} ms of fake time`);
-        await env.step(10);
+        await env.step(defaultTick);
       }
     },
     async stop() {
@@ -216,7 +229,7 @@ export async function startTestEnvironment(
 }
 
 function startManager(env: TestEnvironment, opts: TestManagerOptions): TestManager {
-  const { configure, source, leaderElect, ...rest } = opts;
+  const { configure, source, leaderElect, healthz, ...rest } = opts;
   const config = defaultConfiguration();
   config.secureServing.securePort = 0;
   config.generic.leaderElection.leaderElect = leaderElect ?? false;
@@ -235,7 +248,11 @@ function startManager(env: TestEnvironment, opts: TestManagerOptions): TestManag
       logger,
       metrics,
       config,
-      apiServer: { source: source ?? env.source, discovery: env.discovery },
+      apiServer: {
+        source: source ?? env.source,
+        discovery: env.discovery,
+        ...(healthz ? { healthz } : {}),
+      },
       onControllersStarted: (names) => {
         started = names;
         opts.onControllersStarted?.(names);

@@ -1,13 +1,19 @@
 // What kube-controller-manager's /metrics shows, through prom-client: the
 // providers that component-base/metrics/prometheus registers for client-go
 // (workqueue/metrics.go, clientgo/leaderelection/metrics.go,
-// restclient/metrics.go) and the process metrics of
-// prometheus/client_golang's process collector.
+// restclient/metrics.go), the process metrics of
+// prometheus/client_golang's process collector, and, for controllers made
+// with the builder, controller-runtime's controller metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LeaderMetric, LeaderMetricsProvider } from '@kcm-ts/leader-election';
 import { leaderElectionMetrics } from '@kcm-ts/leader-election';
 import type { MetricDescriptor, MetricsProvider } from '@kcm-ts/workqueue';
 import { workqueueMetrics } from '@kcm-ts/workqueue';
+import {
+  controllerRuntimeMetrics,
+  reconcileResultLabels,
+  type ControllerMetrics,
+} from '../builder/metrics.js';
 
 /**
  * The REST client's two request metrics (client-go `tools/metrics`, as
@@ -93,6 +99,8 @@ export interface ManagerMetrics {
   readonly leaderElection: LeaderMetricsProvider;
   /** The REST client request metrics. */
   readonly restClient: RestClientMetrics;
+  /** controller-runtime's metrics of the controllers the builder makes (label `controller`). */
+  readonly controller: ControllerMetrics;
 }
 
 function counter(registry: Registry, d: MetricDescriptor): Counter<'name'> {
@@ -112,8 +120,9 @@ function histogram(registry: Registry, d: MetricDescriptor): Histogram<'name'> {
 }
 
 /**
- * Makes a registry with the workqueue, leader-election, REST client and
- * process metrics, and the providers that write to it. Hand the providers to
+ * Makes a registry with the workqueue, leader-election, REST client,
+ * controller-runtime controller and process metrics, and the providers that
+ * write to it. Hand the providers to
  * `setProvider` of `@kcm-ts/workqueue` and `@kcm-ts/leader-election` (the
  * manager's `run` does) so every queue and elector made afterwards reports
  * here.
@@ -201,5 +210,54 @@ export function newManagerMetrics(opts: { processMetrics?: boolean } = {}): Mana
     },
   };
 
-  return { registry, workqueue, leaderElection, restClient };
+  return {
+    registry,
+    workqueue,
+    leaderElection,
+    restClient,
+    controller: newControllerMetrics(registry),
+  };
+}
+
+/** controller-runtime's controller metrics in `registry`. */
+function newControllerMetrics(registry: Registry): ControllerMetrics {
+  const d = controllerRuntimeMetrics;
+  const byController = (def: MetricDefinition) => ({
+    name: def.name,
+    help: def.help,
+    labelNames: [...def.labels],
+    registers: [registry],
+  });
+  const total = new Counter(byController(d.reconcileTotal));
+  const errors = new Counter(byController(d.reconcileErrors));
+  const terminal = new Counter(byController(d.terminalReconcileErrors));
+  const panics = new Counter(byController(d.reconcilePanics));
+  const time = new Histogram({
+    ...byController(d.reconcileTime),
+    buckets: [...d.reconcileTime.buckets],
+  });
+  const workerCount = new Gauge(byController(d.workerCount));
+  const active = new Gauge(byController(d.activeWorkers));
+  return {
+    forController(name, workers) {
+      active.labels(name).set(0);
+      errors.labels(name).inc(0);
+      terminal.labels(name).inc(0);
+      panics.labels(name).inc(0);
+      for (const result of reconcileResultLabels) total.labels(name, result).inc(0);
+      workerCount.labels(name).set(workers);
+      const activeWorkers = active.labels(name);
+      const seconds = time.labels(name);
+      return {
+        addActiveWorkers: (delta) => activeWorkers.inc(delta),
+        reconciled(outcome, s) {
+          total.labels(name, outcome.result).inc();
+          if (outcome.result === 'error') errors.labels(name).inc();
+          if (outcome.terminal) terminal.labels(name).inc();
+          if (outcome.panic) panics.labels(name).inc();
+          seconds.observe(s);
+        },
+      };
+    },
+  };
 }
