@@ -14,10 +14,13 @@
 //   teaches ends with a link to that chapter's section: the section whose
 //   included code declares it, or else the first whose heading names it, or
 //   else the first whose prose names it (as code or in bold).
+// - Search ranks chapters above API members: a reader who types "leader
+//   election" wants the chapter first, not the ten symbols named after it.
 import { Application, JSX, ReflectionKind, RendererEvent } from 'typedoc';
 
 const SOURCE_LINK = /^(?:\.\.\/)+packages\/([^/]+)\/src\/[^#]*$/;
 const RENDERED_NOTE = /\s*(?:·\s*)?Rendered on the docs site(?:\s|>)+under(?:\s|>)+_[^_]*_\.?/;
+const CHAPTER_SEARCH_BOOST = 10;
 const TAUGHT_KINDS =
   ReflectionKind.Class |
   ReflectionKind.Interface |
@@ -156,6 +159,8 @@ export function load(app) {
     }
     // Which chapter section teaches each exported symbol.
     const chapters = docs.filter((d) => /^\d+\. /.test(d.name));
+    for (const doc of chapters)
+      doc.relevanceBoost = (doc.relevanceBoost ?? 1) * CHAPTER_SEARCH_BOOST;
     const exported = new Map();
     for (const refl of project.getReflectionsByKind(TAUGHT_KINDS)) {
       if (refl.parent?.kind !== ReflectionKind.Module) continue;
