@@ -224,15 +224,17 @@ export function requestTooLarge(): StatusError {
  * Go's `summarizeData` (handlers/rest.go): how a decode error quotes a body,
  * the first 30 bytes, as hex unless it starts like a JSON object.
  */
-export function summarizeBody(body: Buffer): string {
+export function summarizeBody(body: Uint8Array): string {
   if (body.length === 0) return '<empty>';
   const head = body.subarray(0, 30);
   const more = body.length > 30 ? ' ...' : '';
-  return body[0] === 0x7b ? `${head.toString('utf8')}${more}` : `${head.toString('hex')}${more}`;
+  return body[0] === 0x7b
+    ? `${new TextDecoder().decode(head)}${more}`
+    : `${Array.from(head, (b) => b.toString(16).padStart(2, '0')).join('')}${more}`;
 }
 
 /** A 400 for a body that cannot be decoded at all, in kube-apiserver's words. */
-export function unrecognizedBody(kind: string, err: unknown, body: Buffer): StatusError {
+export function unrecognizedBody(kind: string, err: unknown, body: Uint8Array): StatusError {
   const why = err instanceof Error ? err.message : String(err);
   return newBadRequest(
     `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeBody(body)})`,
