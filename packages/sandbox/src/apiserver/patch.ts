@@ -18,9 +18,7 @@ import fastJsonPatch from 'fast-json-patch';
 import jsonMergePatch from 'json-merge-patch';
 import { apiVersionOf } from './resources.js';
 import type { ResourceInfo } from './resources.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { type Obj, isObj } from './unstructured.js';
 
 // core/v1 Service's patch tags (ServiceSpec.ports merges by port,
 // ServiceStatus.conditions by type), until apimachinery's patchMetaForKind

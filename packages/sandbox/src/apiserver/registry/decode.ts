@@ -10,10 +10,7 @@ import type { ResourceInfo } from '../resources.js';
 import { plain } from './field-errors.js';
 import type { Strategy } from './strategy.js';
 import { typedFieldError } from './typed-fields.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../unstructured.js';
 
 const microTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
 

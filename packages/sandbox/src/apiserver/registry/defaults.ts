@@ -1,11 +1,9 @@
+import { type Obj, isObj } from '../unstructured.js';
 // Defaulting, as the API server applies it before validation: the generated
 // defaulters of pkg/apis/apps/v1/defaults.go (SetDefaults_Deployment,
 // SetDefaults_ReplicaSet) and pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec,
 // SetDefaults_Container, SetDefaults_Probe, SetDefaults_ContainerPort). Objects
 // are plain JSON, so these work on loose records and fill only what is unset.
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function child(obj: Obj, key: string): Obj {
   const v = obj[key];

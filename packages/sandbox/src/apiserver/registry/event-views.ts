@@ -1,7 +1,7 @@
+import { type Obj } from '../unstructured.js';
 // core/v1 and events.k8s.io/v1 Events are one storage seen two ways
 // (pkg/apis/events/v1/conversion.go): the sandbox stores the core form and
 // renames fields when an events.k8s.io client reads or writes.
-type Obj = Record<string, unknown>;
 
 // [events.k8s.io name, core name]
 const renames: readonly (readonly [string, string])[] = [

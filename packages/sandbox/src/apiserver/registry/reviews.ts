@@ -10,9 +10,8 @@ import { apiAudiences, sandboxAdmin, TokenAuthenticator } from '../authn.js';
 import { invalid, plain, toCauses } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
 import type { ResourceInfo } from '../resources.js';
+import { type Obj, isObj } from '../unstructured.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
 

@@ -7,8 +7,7 @@ import { newBadRequest, parseFieldSelector, parseSelector } from '@kcm-ts/apimac
 import type { FieldSelector, KubeObject, ListOptions, Selector } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../resources.js';
 import type { Strategy } from './strategy.js';
-
-type Obj = Record<string, unknown>;
+import { type Obj } from '../unstructured.js';
 
 /** The predicate of a list or watch in `namespace`; 400 BadRequest if a selector is malformed. */
 export function selectionPredicate(

@@ -3,8 +3,7 @@
 // Semantic.DeepEqual, as the etcd3 store's GuaranteedUpdate uses it) and
 // skips a write that would change nothing.
 import type { KubeObject } from '@kcm-ts/apimachinery';
-
-type Obj = Record<string, unknown>;
+import { type Obj } from '../unstructured.js';
 
 /** Equal as JSON documents: key order and undefined members do not count. */
 export function sameJSON(a: unknown, b: unknown): boolean {

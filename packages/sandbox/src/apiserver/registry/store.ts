@@ -62,10 +62,7 @@ import { SharedForms, present, toStorageForm } from './versioning.js';
 import { Watch } from '../storage/watch.js';
 import { getScale, patchScale, updateScale } from './apps/scale.js';
 import { bindPod } from './core/pod-binding.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../unstructured.js';
 
 /** Options for {@link Registry}. */
 export interface RegistryOptions {

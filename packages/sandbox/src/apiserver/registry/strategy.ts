@@ -18,10 +18,8 @@ import {
   validateSecretData,
   validateSelectorImmutable,
 } from './validation.js';
+import { type Obj, isObj, obj } from '../unstructured.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Per-kind rules the generic registry consults. */

@@ -1,12 +1,10 @@
+import { type Obj, isObj } from '../unstructured.js';
 // The map fields of ConfigMaps and Secrets as Go's decoder reads them into
 // their typed structs (sigs.k8s.io/json, a fork of encoding/json): `data`
 // and `stringData` hold strings, `binaryData` and a Secret's `data` hold
 // bytes, written as standard base64 (encoding/base64's StdEncoding). A value
 // of another type fails the decode with Go's own words, so typed clients
 // never read back what they could not have written.
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // The JSON type names encoding/json's UnmarshalTypeError uses.
 function jsonType(v: unknown): string {

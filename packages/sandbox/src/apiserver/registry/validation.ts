@@ -13,10 +13,7 @@ import {
 import { utf8Length } from '../body-limits.js';
 import { duplicate, forbidden, invalid, notSupported, required } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../unstructured.js';
 
 function nonNegative(errs: FieldError[], field: string, value: unknown): void {
   if (value === undefined || value === null) return;

@@ -8,8 +8,7 @@ import type { KubeObject } from '@kcm-ts/apimachinery';
 import { apiVersionOf } from '../resources.js';
 import type { ResourceInfo } from '../resources.js';
 import { eventFromCore, eventToCore } from './event-views.js';
-
-type Obj = Record<string, unknown>;
+import { type Obj } from '../unstructured.js';
 
 const isEventsV1 = (info: ResourceInfo): boolean =>
   info.storage === 'events' && info.group === 'events.k8s.io';

@@ -6,8 +6,7 @@ import type { KubeObject } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../../resources.js';
 import { plain } from '../field-errors.js';
 import { withCause } from '../resource-errors.js';
-
-type Obj = Record<string, unknown>;
+import { type Obj } from '../../unstructured.js';
 
 /**
  * Admits a create in `namespace`: 404 if the namespace is missing, 403 with

@@ -14,10 +14,7 @@ import type { KubeObject, Patch, PatchOptions, UpdateOptions } from '@kcm-ts/api
 import { applyPatch } from '../../patch.js';
 import type { ResourceInfo } from '../../resources.js';
 import { plain, toCauses } from '../field-errors.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /** What the scale subresource needs of the store: the parent's get and update. */
 export interface ScaleParents {

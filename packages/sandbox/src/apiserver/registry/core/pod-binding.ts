@@ -14,10 +14,7 @@ import type { Status } from 'kubernetes-types/meta/v1.js';
 import type { Storage } from '../../storage/storage.js';
 import { storageKey } from '../../storage/storage.js';
 import { plain, toCauses, type FieldError } from '../field-errors.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /** The Binding's target node: 400 for another kind or name, 422 for a bad target. */
 function bindingTarget(name: string, body: unknown): { target: string; annotations: Obj } {

@@ -14,10 +14,7 @@ import type { Storage } from '../../storage/storage.js';
 import { notFound } from '../resource-errors.js';
 import { sameButResourceVersion } from '../semantic-equality.js';
 import { present } from '../versioning.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /** What the namespace storage needs of the generic store. */
 export interface NamespaceParents {

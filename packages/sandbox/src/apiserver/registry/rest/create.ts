@@ -7,10 +7,7 @@ import type { ResourceInfo } from '../../resources.js';
 import type { Strategy } from '../strategy.js';
 import { toStorageForm } from '../versioning.js';
 import { fillObjectMetaSystemFields } from './meta.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /** 400 BadRequest for a create that names a resourceVersion. */
 export function checkNoResourceVersion(body: Obj): void {

@@ -9,8 +9,7 @@ import type { DeleteOptions, KubeObject } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../../resources.js';
 import { invalid } from '../resource-errors.js';
 import type { Strategy } from '../strategy.js';
-
-type Obj = Record<string, unknown>;
+import { type Obj } from '../../unstructured.js';
 
 const policies = ['Orphan', 'Background', 'Foreground'];
 

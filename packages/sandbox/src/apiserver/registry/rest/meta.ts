@@ -5,10 +5,7 @@ import { formatTime, newBadRequest } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../../resources.js';
 import { plain } from '../field-errors.js';
 import { notFound } from '../resource-errors.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /**
  * Puts the request's namespace in the body's metadata: none for a

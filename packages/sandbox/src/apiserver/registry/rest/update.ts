@@ -8,10 +8,7 @@ import type { ResourceInfo } from '../../resources.js';
 import { invalid } from '../resource-errors.js';
 import { sameJSON } from '../semantic-equality.js';
 import type { Strategy } from '../strategy.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /** The metadata fields a client cannot change. */
 const systemFields = [

@@ -9,10 +9,7 @@
 // a restart from kept state knows every allocation.
 import { GoLiteral, invalid } from '../field-errors.js';
 import type { FieldError } from '../field-errors.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /** kube-apiserver's default `--service-cluster-ip-range`. */
 export const serviceCIDR = '10.96.0.0/12';

@@ -5,10 +5,7 @@ import type { KubeObject, UpdateOptions } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../../resources.js';
 import type { Storage } from '../../storage/storage.js';
 import { kubernetesServiceIP } from './allocation.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
 /** What the controller needs of the store: the Service's storage and its verbs. */
 export interface ServiceWriter {

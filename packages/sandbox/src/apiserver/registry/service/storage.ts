@@ -13,10 +13,8 @@ import {
   nextClusterIP,
   nextNodePort,
 } from './allocation.js';
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** SetDefaults_Service and the v1 conversion of clusterIP/clusterIPs. */

@@ -15,10 +15,8 @@ import {
 import type { FieldError } from '../field-errors.js';
 import { isIPv4 } from './allocation.js';
 import { validateStringMap } from '../validation.js';
+import { type Obj, isObj, obj } from '../../unstructured.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 export const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
