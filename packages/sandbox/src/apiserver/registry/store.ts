@@ -62,7 +62,7 @@ import { SharedForms, present, toStorageForm } from './versioning.js';
 import { Watch } from '../storage/watch.js';
 import { getScale, patchScale, updateScale } from './apps/scale.js';
 import { bindPod } from './core/pod-binding.js';
-import { type Obj, isObj, obj } from '../unstructured.js';
+import { type Obj, obj } from '../unstructured.js';
 
 /** Options for {@link Registry}. */
 export interface RegistryOptions {

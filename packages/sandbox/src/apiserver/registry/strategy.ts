@@ -18,7 +18,7 @@ import {
   validateSecretData,
   validateSelectorImmutable,
 } from './validation.js';
-import { type Obj, isObj, obj } from '../unstructured.js';
+import { type Obj, obj } from '../unstructured.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

@@ -14,7 +14,7 @@ import type { Storage } from '../../storage/storage.js';
 import { notFound } from '../resource-errors.js';
 import { sameButResourceVersion } from '../semantic-equality.js';
 import { present } from '../versioning.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 /** What the namespace storage needs of the generic store. */
 export interface NamespaceParents {

@@ -7,7 +7,7 @@ import type { ResourceInfo } from '../../resources.js';
 import type { Strategy } from '../strategy.js';
 import { toStorageForm } from '../versioning.js';
 import { fillObjectMetaSystemFields } from './meta.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 /** 400 BadRequest for a create that names a resourceVersion. */
 export function checkNoResourceVersion(body: Obj): void {

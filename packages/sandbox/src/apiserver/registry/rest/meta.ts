@@ -5,7 +5,7 @@ import { formatTime, newBadRequest } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../../resources.js';
 import { plain } from '../field-errors.js';
 import { notFound } from '../resource-errors.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 /**
  * Puts the request's namespace in the body's metadata: none for a

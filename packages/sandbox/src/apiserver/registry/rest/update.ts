@@ -8,7 +8,7 @@ import type { ResourceInfo } from '../../resources.js';
 import { invalid } from '../resource-errors.js';
 import { sameJSON } from '../semantic-equality.js';
 import type { Strategy } from '../strategy.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 /** The metadata fields a client cannot change. */
 const systemFields = [

@@ -9,7 +9,7 @@
 // a restart from kept state knows every allocation.
 import { GoLiteral, invalid } from '../field-errors.js';
 import type { FieldError } from '../field-errors.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 /** kube-apiserver's default `--service-cluster-ip-range`. */
 export const serviceCIDR = '10.96.0.0/12';

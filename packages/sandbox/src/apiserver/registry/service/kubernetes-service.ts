@@ -5,7 +5,7 @@ import type { KubeObject, UpdateOptions } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../../resources.js';
 import type { Storage } from '../../storage/storage.js';
 import { kubernetesServiceIP } from './allocation.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 /** What the controller needs of the store: the Service's storage and its verbs. */
 export interface ServiceWriter {

@@ -13,7 +13,7 @@ import {
   nextClusterIP,
   nextNodePort,
 } from './allocation.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 

@@ -15,7 +15,7 @@ import {
 import type { FieldError } from '../field-errors.js';
 import { isIPv4 } from './allocation.js';
 import { validateStringMap } from '../validation.js';
-import { type Obj, isObj, obj } from '../../unstructured.js';
+import { type Obj, obj } from '../../unstructured.js';
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
