@@ -1,11 +1,11 @@
-// Headless Chromium from the npm registry alone. @sparticuz/chromium carries
-// a brotli-compressed chrome-headless-shell, its GL and NSS libraries and a
-// font inside its tarball, so `npm ci` is the whole install: no browser
-// download (the machines this runs on reach only the registry) and no apt
-// package. The package's own executablePath() unpacks to fixed /tmp paths and
-// reuses whatever is there, even a half-written file from a killed run, and
-// takes the NSS libraries from the system outside AWS; this unpacks into a
-// folder named after the package version, atomically, and uses its own.
+// Headless Chromium for the site test. The machine's own browser comes first
+// (CI installs Debian's `chromium`, see .ci/run); without one, @sparticuz/chromium
+// carries a brotli-compressed chrome-headless-shell, its GL and NSS libraries
+// and a font inside its registry tarball, so `npm ci` alone is enough. That
+// package's own executablePath() unpacks to fixed /tmp paths and reuses
+// whatever is there, even a half-written file from a killed run, and takes the
+// NSS libraries from the system outside AWS; this unpacks into a folder named
+// after the package version, atomically, and uses its own.
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -88,22 +88,33 @@ export async function unpackChromium(): Promise<string> {
   return dir;
 }
 
-/** Starts headless Chromium with only what the package brought. */
-export async function launchChromium(): Promise<Browser> {
+const commonArgs = [
+  // Containers run tests as root, where Chromium's sandbox cannot start.
+  '--no-sandbox',
+  // A closed network: no background fetches to hosts the machine cannot reach.
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  // Small or missing /dev/shm in some containers.
+  '--disable-dev-shm-usage',
+  // A tab that visits hundreds of pages would keep each in the
+  // back/forward cache, and its renderer would grow past a gigabyte.
+  '--disable-features=BackForwardCache',
+];
+
+/** The packaged chrome-headless-shell, unpacked next to its own libraries. */
+async function launchPackaged(): Promise<Browser> {
   const dir = await unpackChromium();
   return puppeteer.launch({
     executablePath: join(dir, 'chromium'),
     headless: 'shell',
     args: [
-      // Containers run tests as root, where Chromium's sandbox cannot start.
-      '--no-sandbox',
+      ...commonArgs,
       '--use-gl=angle',
       '--use-angle=swiftshader',
       '--enable-unsafe-swiftshader',
       '--font-render-hinting=none',
-      // A tab that visits hundreds of pages would keep each in the
-      // back/forward cache, and its renderer would grow past a gigabyte.
-      '--disable-features=BackForwardCache',
     ],
     env: {
       ...process.env,
@@ -111,4 +122,41 @@ export async function launchChromium(): Promise<Browser> {
       FONTCONFIG_PATH: join(dir, 'fonts'),
     },
   });
+}
+
+/** A browser installed on the machine (Debian's `chromium` package, or `$CHROMIUM`). */
+function launchInstalled(executablePath: string): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: [...commonArgs, '--disable-gpu', '--disable-quic'],
+  });
+}
+
+/**
+ * Starts headless Chromium: the machine's own browser when it has one
+ * (`$CHROMIUM`, else /usr/bin/chromium), else the one the npm package brought.
+ * A browser that does not start on this machine is passed over for the next;
+ * only when none starts does this fail, naming why each did not.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const installed = [process.env.CHROMIUM, '/usr/bin/chromium'].filter(
+    (path): path is string => !!path && existsSync(path),
+  );
+  const tries: [string, () => Promise<Browser>][] = [
+    ...installed.map((path): [string, () => Promise<Browser>] => [
+      path,
+      () => launchInstalled(path),
+    ]),
+    ['@sparticuz/chromium', launchPackaged],
+  ];
+  const failures: string[] = [];
+  for (const [name, launch] of tries) {
+    try {
+      return await launch();
+    } catch (err) {
+      failures.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  throw new Error(`no headless Chromium would start on this machine:\n${failures.join('\n')}`);
 }
