@@ -233,9 +233,14 @@ describe('kubectl v1.32 against the sandbox', () => {
     expect(missing.stderr.trim()).toBe(
       'Error from server (NotFound): deployments.apps "nope" not found',
     );
-    const created = await kubectl(['create', 'configmap', 'imperative', '-n', 'demo']);
-    expect(created.code).toBe(1);
-    expect(created.stderr).toContain('kubectl apply -f');
+    expect(await ok(['create', 'configmap', 'imperative', '-n', 'demo'])).toBe(
+      'configmap/imperative created\n',
+    );
+    const again = await kubectl(['create', 'configmap', 'imperative', '-n', 'demo']);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(
+      'error: failed to create configmap: configmaps "imperative" already exists',
+    );
   });
 
   it('refuses unknown fields under --validate=strict (the default), warns and drops them otherwise', async () => {

@@ -18,6 +18,7 @@ import { checkFields } from '../field-validation.js';
 import type { ResourceInfo } from '../resources.js';
 import { DecodeError, checkNesting, parseYamlLimited, unrecognizedBody } from '../body-limits.js';
 import { boolParam, int64Param } from '../query-params.js';
+import { ProtobufDecodeError, decodeProtobufObject } from '../protobuf/decode.js';
 import type { NegotiatedOutput } from '../negotiation.js';
 import type { TransformContext } from '../response.js';
 import type { Encoding } from './writers.js';
@@ -101,7 +102,7 @@ export function parseJson(buf: Buffer, what: string): unknown {
   return value;
 }
 
-/** The body of a create or update: JSON or YAML. Protobuf (kubectl 1.32's `create <generator>`) is refused. */
+/** The body of a create or update: JSON, YAML, or protobuf (kubectl's `create <kind>` sends it) for the kinds in kube-proto.json. */
 export function decodeObjectBody(req: IncomingMessage, buf: Buffer, info: ResourceInfo): unknown {
   const type = mediaType(req);
   if (type === '' || type === 'application/json') {
@@ -132,12 +133,23 @@ export function decodeObjectBody(req: IncomingMessage, buf: Buffer, info: Resour
       );
     }
   }
-  if (type === 'application/vnd.kubernetes.protobuf') {
-    throw unknownFormat(
-      'application/json, application/yaml (the kcm-ts sandbox does not decode protobuf, which kubectl 1.32 sends for `kubectl create <kind>`: let kubectl write the manifest and apply it, `kubectl create <kind> ... --dry-run=client -o yaml | kubectl apply -f -`, or write one and use `kubectl apply -f` or `kubectl create -f`)',
+  if (type === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(buf, info);
+  throw unknownFormat('application/json, application/yaml, application/vnd.kubernetes.protobuf');
+}
+
+function decodeProtobuf(buf: Buffer, info: ResourceInfo): unknown {
+  try {
+    return decodeProtobufObject(buf);
+  } catch (err) {
+    if (!(err instanceof ProtobufDecodeError)) throw err;
+    if (err.unsupportedKind)
+      throw unknownFormat(
+        `application/json, application/yaml (${err.message}; send this kind as JSON, as \`kubectl apply -f\` and \`kubectl create -f\` do)`,
+      );
+    throw newBadRequest(
+      `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${err.message}`,
     );
   }
-  throw unknownFormat('application/json, application/yaml');
 }
 
 export function decodePatch(req: IncomingMessage, buf: Buffer, query: URLSearchParams): Patch {
