@@ -76,7 +76,8 @@ const jsonName = (name) =>
     .replace(/\.(v\d\w*)\./, '/$1.');
 const isInline = (type, field) => {
   const parent = jsonTypes[jsonName(type.fullName.slice(1))];
-  if (!parent || field.name in parent || !(field.resolvedType instanceof protobuf.Type)) return false;
+  if (!parent || field.name in parent || !(field.resolvedType instanceof protobuf.Type))
+    return false;
   const inner = field.resolvedType.fieldsArray.map((f) => f.name);
   // Most, not all: the proto may be newer than the JSON field lists.
   return inner.filter((n) => n in parent).length * 2 > inner.length;
