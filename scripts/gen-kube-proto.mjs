@@ -5,18 +5,19 @@
 // every message they reach. kubectl's `create <kind>` generators send
 // protobuf, so the sandbox must read it to serve them.
 //
-// The input is the generated.proto files of k8s.io/api and
+// The input is the generated.proto and types.go files of k8s.io/api and
 // k8s.io/apimachinery (Apache-2.0), laid out as their imports name them:
-//   <proto-path>/k8s.io/api/core/v1/generated.proto
-//   <proto-path>/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto ...
-// Only the schema is kept: no comments, no options. Two things JSON does
-// differently from the messages are listed beside them: a message that stands
+//   <proto-path>/k8s.io/api/core/v1/{generated.proto,types.go}
+//   <proto-path>/k8s.io/apimachinery/pkg/apis/meta/v1/{generated.proto,types.go} ...
+// Only the schema is kept: no comments, no options. What JSON does
+// differently from the messages is listed beside them: a message that stands
 // for a Go slice type (marked nullable) under `lists`, because its JSON is the
-// bare array of its `items`; and a field that holds a Go struct embedded
-// inline (Probe's handler, Volume's volumeSource) under `inline`, because JSON
-// has its fields in the parent. Which fields are inline is read from
-// kube-fields.json (scripts/gen-kube-fields.mjs): the parent's JSON lacks the
-// field's name and has most of its fields.
+// bare array of its `items`; a field that holds a Go struct embedded inline
+// (Probe's handler, Volume's volumeSource) under `inline`, because JSON has
+// its fields in the parent; and a scalar that Go holds by value with
+// `omitempty` under `omitZero`: gogo writes such a field even when it is zero,
+// and Go's JSON leaves it out. Those two come from the struct tags in each
+// package's types.go, beside its generated.proto.
 //
 // Usage: node scripts/gen-kube-proto.mjs <proto-path> <k8s.io/api version>
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -65,32 +66,77 @@ const visit = (name) => {
 };
 for (const name of [...Object.values(KINDS), ENVELOPE]) visit(name);
 
-const jsonTypes = JSON.parse(
-  readFileSync(path.join(root, 'packages/sandbox/src/kube-fields.json'), 'utf8'),
-).types;
-/** k8s.io.api.core.v1.Probe → core/v1.Probe; meta/v1 likewise. */
-const jsonName = (name) =>
-  name
-    .replace(/^k8s\.io\.api\./, '')
-    .replace(/^k8s\.io\.apimachinery\.pkg\.apis\./, '')
-    .replace(/\.(v\d\w*)\./, '/$1.');
-const isInline = (type, field) => {
-  const parent = jsonTypes[jsonName(type.fullName.slice(1))];
-  if (!parent || field.name in parent || !(field.resolvedType instanceof protobuf.Type))
-    return false;
-  const inner = field.resolvedType.fieldsArray.map((f) => f.name);
-  // Most, not all: the proto may be newer than the JSON field lists.
-  return inner.filter((n) => n in parent).length * 2 > inner.length;
+/**
+ * What JSON does with each field of a Go struct, read from the struct tags of
+ * the package's types.go beside its generated.proto: keyed by the protobuf
+ * field name (`name=` in the tag), whether the Go field is a pointer, has
+ * `omitempty`, or is a struct embedded `,inline`.
+ */
+const goStructs = new Map();
+const goFieldsOf = (messageName) => {
+  const pkg = messageName.slice(0, messageName.lastIndexOf('.'));
+  const struct = messageName.slice(pkg.length + 1);
+  if (!goStructs.has(pkg)) {
+    const dir = `k8s.io/${pkg.slice('k8s.io.'.length).replaceAll('.', '/')}`;
+    goStructs.set(pkg, parseGoStructs(readFileSync(path.join(protoPath, dir, 'types.go'), 'utf8')));
+  }
+  return goStructs.get(pkg).get(struct);
 };
+function parseGoStructs(source) {
+  const structs = new Map();
+  let current;
+  for (const line of source.split('\n')) {
+    const open = /^type (\w+) struct \{/.exec(line);
+    if (open) {
+      current = new Map();
+      structs.set(open[1], current);
+      continue;
+    }
+    if (line.startsWith('}')) current = undefined;
+    if (!current) continue;
+    // `Name Type `tags`` or, embedded, `Type `tags``.
+    const field = /^\t(?:\w+\s+)?(\S+)\s+`([^`]*)`/.exec(line);
+    if (!field || !field[2].includes('protobuf:"')) continue;
+    // An embedded struct's tag may leave the name out: go-to-protobuf then
+    // names the field after its type (EphemeralContainerCommon).
+    const type = field[1].replace(/^\*/, '').replace(/^\w+\./, '');
+    const protoName =
+      /protobuf:"[^"]*\bname=(\w+)/.exec(field[2])?.[1] ?? type[0].toLowerCase() + type.slice(1);
+    const json = /json:"([^"]*)"/.exec(field[2])?.[1] ?? '';
+    current.set(protoName, {
+      pointer: field[1].startsWith('*'),
+      omitempty: json.split(',').includes('omitempty'),
+      inline: json.split(',').includes('inline'),
+    });
+  }
+  return structs;
+}
+const SCALARS = new Set(['string', 'bool', 'int32', 'int64']);
+// Read by hand in the decoder, not field by field.
+const WELL_KNOWN = new Set([
+  'k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1',
+  'k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString',
+  'k8s.io.apimachinery.pkg.runtime.TypeMeta',
+  ENVELOPE,
+]);
 
 const lists = [];
 const inline = [];
+const omitZero = [];
 const messages = {};
 for (const [name, type] of [...reached].sort(([a], [b]) => a.localeCompare(b))) {
   if (type.comment?.includes('+protobuf.nullable=true')) lists.push(name);
   const fields = {};
+  const go = WELL_KNOWN.has(name) ? undefined : goFieldsOf(name);
+  if (!WELL_KNOWN.has(name) && !go) throw new Error(`no Go struct for ${name}`);
   for (const f of type.fieldsArray) {
-    if (isInline(type, f)) inline.push(`${name}.${f.name}`);
+    const tags = go?.get(f.name);
+    if (go && !tags) throw new Error(`no Go field for ${name}.${f.name}`);
+    if (tags?.inline) inline.push(`${name}.${f.name}`);
+    if (tags && !tags.pointer && tags.omitempty && SCALARS.has(f.type) && !f.repeated && !f.map)
+      omitZero.push(`${name}.${f.name}`);
     fields[f.name] = {
       id: f.id,
       type: f.resolvedType ? f.resolvedType.fullName.slice(1) : f.type,
@@ -116,6 +162,7 @@ const data = {
   kinds: KINDS,
   lists,
   inline,
+  omitZero,
   nested,
 };
 const text = await prettier.format(JSON.stringify(data), { parser: 'json', printWidth: 100 });

@@ -116,6 +116,45 @@ describe('kubectl create <kind>, which sends protobuf', () => {
     expect(stored).toMatchObject(dryRun);
   });
 
+  it.each([
+    [
+      ['create', 'deployment', 'same', '--image=nginx:1.27', '--replicas=2', '--port=80'],
+      'deployment',
+    ],
+    [['run', 'same', '--image=busybox', '--port=8080', '--env=A=1', '--', 'sleep', '1'], 'pod'],
+    [['create', 'configmap', 'same', '--from-literal=a=', '--from-literal=b=1'], 'configmap'],
+  ])('stores from %j exactly what the same object sent as JSON stores', async (args, kind) => {
+    await ok(['create', 'namespace', `proto-${kind}`]);
+    await ok(['create', 'namespace', `json-${kind}`]);
+    const end = args.includes('--') ? args.indexOf('--') : args.length;
+    const flags = (ns: string) => [...args.slice(0, end), '-n', ns];
+    await ok([...flags(`proto-${kind}`), ...args.slice(end)]);
+    const manifest = await ok([
+      ...flags(`json-${kind}`),
+      '--dry-run=client',
+      '-o',
+      'json',
+      ...args.slice(end),
+    ]);
+    await ok(['apply', '-f', '-'], { input: manifest });
+    const stored = async (ns: string) => {
+      const object = JSON.parse(await ok(['get', kind, 'same', '-n', ns, '-o', 'json']));
+      // What differs between any two objects, and the apply's own annotation.
+      for (const field of [
+        'uid',
+        'resourceVersion',
+        'creationTimestamp',
+        'namespace',
+        'managedFields',
+        'annotations',
+      ])
+        delete object.metadata[field];
+      delete object.status;
+      return object;
+    };
+    expect(await stored(`proto-${kind}`)).toEqual(await stored(`json-${kind}`));
+  });
+
   it('keeps binary files as binaryData and zero replicas as zero', async () => {
     const file = path.join(dir, 'blob.bin');
     await writeFile(file, Buffer.from([0, 1, 2, 0xff, 0xfe]));

@@ -88,17 +88,23 @@ describe('decodeProtobufObject', () => {
     });
   });
 
-  it('keeps a zero or false that was sent, and drops an empty string, list or map', () => {
+  it('drops a zero that Go holds by value with omitempty, keeps a pointer’s zero, and drops empty lists and maps', () => {
     const pod = decodeProtobufObject(
       podWith({
-        containers: [],
+        containers: [{ name: '', image: '', stdin: false, tty: true }],
         hostNetwork: false,
         terminationGracePeriodSeconds: 0,
         restartPolicy: '',
         nodeSelector: {},
+        volumes: [],
       }),
     );
-    expect(pod.spec).toEqual({ hostNetwork: false, terminationGracePeriodSeconds: 0 });
+    // name has no omitempty; image, stdin, hostNetwork and restartPolicy do;
+    // terminationGracePeriodSeconds is a pointer.
+    expect(pod.spec).toEqual({
+      containers: [{ name: '', tty: true }],
+      terminationGracePeriodSeconds: 0,
+    });
   });
 
   it('keeps empty strings inside a map, and bytes as base64', () => {

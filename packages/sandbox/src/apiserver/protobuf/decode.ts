@@ -4,11 +4,13 @@
 // typeMeta names the kind and whose raw bytes are the object's message.
 // The messages' schema is kube-proto.json (scripts/gen-kube-proto.mjs).
 //
-// The result is the object as its JSON would be. Go's types carry what proto2
-// on the wire does not: gogo writes every non-pointer field, empty or not, so
-// an empty string, list or map on the wire is what Go's `omitempty` leaves out
-// of JSON, and a zero Time is what Go writes as null. Those are dropped; zero
-// numbers and false are kept, since a pointer field set to them means it.
+// The result is the object as Go's JSON would write it. gogo writes every
+// field Go holds by value, zero or not, and Go's JSON leaves such a field out
+// when it is zero and tagged `omitempty`: those fields are listed in
+// kube-proto.json (`omitZero`) and dropped when zero, so a Deployment made by
+// `kubectl create` equals the one `kubectl apply` makes. A pointer field is
+// on the wire only when set, and kept as sent, zero or false included.
+// Empty lists and maps are left out, and a zero Time, which Go writes as null.
 import protobuf from 'protobufjs/light.js';
 import schema from './kube-proto.json' with { type: 'json' };
 
@@ -19,6 +21,7 @@ const root = protobuf.Root.fromJSON(schema);
 const envelope = root.lookupType(schema.envelope);
 const lists = new Set<string>(schema.lists as string[]);
 const inline = new Set<string>(schema.inline);
+const omitZero = new Set<string>(schema.omitZero);
 const kinds: Record<string, string> = schema.kinds;
 
 /** Why a protobuf body could not be read: the caller answers 400 or 415 with it. */
@@ -88,10 +91,11 @@ function toJson(type: protobuf.Type, message: protobuf.Message): Value {
   const name = type.fullName.slice(1);
   for (const field of type.fieldsArray) {
     if (!Object.prototype.hasOwnProperty.call(fields, field.name)) continue;
+    const key = `${name}.${field.name}`;
     const value = fieldValue(field, fields[field.name]);
     // A Go struct embedded inline: JSON has its fields in this object.
-    if (inline.has(`${name}.${field.name}`)) Object.assign(out, value);
-    else if (value !== undefined) out[field.name] = value;
+    if (inline.has(key)) Object.assign(out, value);
+    else if (value !== undefined && !(omitZero.has(key) && !value)) out[field.name] = value;
   }
   if (lists.has(name)) return out.items ?? [];
   return out;
@@ -100,24 +104,21 @@ function toJson(type: protobuf.Type, message: protobuf.Message): Value {
 function fieldValue(field: protobuf.Field, raw: unknown): Value {
   if (field.map) {
     const entries = Object.entries(raw as Record<string, unknown>)
-      .map(([k, v]) => [k, single(field, v, true)] as const)
+      .map(([k, v]) => [k, single(field, v)] as const)
       .filter(([, v]) => v !== undefined);
     return entries.length ? Object.fromEntries(entries) : undefined;
   }
   if (field.repeated) {
-    const items = (raw as unknown[]).map((v) => single(field, v, true));
+    const items = (raw as unknown[]).map((v) => single(field, v));
     return items.length ? items : undefined;
   }
-  return single(field, raw, false);
+  return single(field, raw);
 }
 
-/** One value; `inCollection` keeps empty strings, which a list or map holds as they are. */
-function single(field: protobuf.Field, raw: unknown, inCollection: boolean): Value {
+function single(field: protobuf.Field, raw: unknown): Value {
   if (field.resolvedType instanceof protobuf.Type)
     return toJson(field.resolvedType, raw as protobuf.Message);
   switch (field.type) {
-    case 'string':
-      return raw === '' && !inCollection ? undefined : raw;
     case 'bytes':
       return Buffer.from(raw as Uint8Array).toString('base64');
     case 'int64':
