@@ -1,17 +1,33 @@
-import { copyFileSync, cpSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { read, repoRoot, runScript, tempDir, writeFiles } from './helpers.js';
 
 const checkRepo = (root?: string) => runScript('check-repo.mjs', root ? ['--root', root] : []);
 
 /**
- * A copy of the real repo's package.json, packages/, tutorials/ and docs/ (sources only).
+ * The real repo's package.json, packages/, tutorials/ and docs/ (sources only), copied once.
  * Other tasks run beside this test (`attw --pack` writes and removes a tarball in a package
  * folder), so files that vanish while we copy are skipped rather than failing the copy.
  */
-function copyOfRepo(): string {
-  const root = tempDir('check-repo');
+let template: string | undefined;
+afterAll(() => {
+  if (template !== undefined) rmSync(template, { recursive: true, force: true });
+});
+function templateOfRepo(): string {
+  if (template !== undefined) return template;
+  // Kept for the whole file, unlike tempDir's (removed after each test).
+  const root = mkdtempSync(join(tmpdir(), 'kcm-ts-check-repo-template-'));
   const skip = new Set(['node_modules', 'dist', '.turbo', 'coverage']);
   const copy = (rel: string): void => {
     const from = join(repoRoot, rel);
@@ -35,6 +51,27 @@ function copyOfRepo(): string {
     }
   };
   for (const entry of ['package.json', 'packages', 'tutorials', 'docs']) copy(entry);
+  template = root;
+  return root;
+}
+
+/**
+ * A repo of its own for one test: hard links to the template's files, which
+ * cost no copying. Tests change files only through `writeFiles` (which
+ * replaces a file rather than writing into it), `rmSync` and `cpSync`, so the
+ * template is never changed through a link.
+ */
+function copyOfRepo(): string {
+  const from = templateOfRepo();
+  const root = tempDir('check-repo');
+  const link = (rel: string): void => {
+    const source = join(from, rel);
+    if (lstatSync(source).isDirectory()) {
+      mkdirSync(join(root, rel), { recursive: true });
+      for (const name of readdirSync(source)) link(join(rel, name));
+    } else linkSync(source, join(root, rel));
+  };
+  for (const name of readdirSync(from)) link(name);
   return root;
 }
 

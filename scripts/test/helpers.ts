@@ -41,9 +41,14 @@ export function tempDir(prefix: string, files: Record<string, string> = {}): str
   return dir;
 }
 
+/**
+ * Writes each file anew: an existing one is removed first, so a file that is
+ * a hard link to another tree's (check-repo's copies) is replaced, not changed.
+ */
 export function writeFiles(root: string, files: Record<string, string>): void {
   for (const [rel, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, rel)), { recursive: true });
+    rmSync(join(root, rel), { force: true });
     writeFileSync(join(root, rel), text);
   }
 }
