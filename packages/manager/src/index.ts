@@ -121,17 +121,17 @@ export type {
   ReconcileOutcome,
   ReconcileResultLabel,
 } from './builder/metrics.js';
+export type { HistogramDefinition, MetricDefinition } from './metrics/definition.js';
 export type {
-  HistogramDefinition,
   ManagerMetrics,
-  MetricDefinition,
   RestClientMetricDefinitions,
   RestClientMetrics,
 } from './metrics/prometheus.js';
 
 // Logging
 export { newLogger } from './logging/logger.js';
-export type { LogRecord, LoggerOptions, LoggingFormat } from './logging/logger.js';
+export type { LogRecord } from './logging/log-record.js';
+export type { LoggerOptions, LoggingFormat } from './logging/logger.js';
 export { formatTextLine } from './logging/text.js';
 export { formatJsonLine } from './logging/json.js';
 

@@ -4,7 +4,7 @@
 // written for a Go operator read a kcm-ts one too. The definitions and the
 // recorder interface live here; prometheus.ts registers them with
 // prom-client in the manager's registry.
-import type { HistogramDefinition, MetricDefinition } from '../metrics/prometheus.js';
+import type { HistogramDefinition, MetricDefinition } from '../metrics/definition.js';
 
 /**
  * The `result` label of `controller_runtime_reconcile_total`: how a

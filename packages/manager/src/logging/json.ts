@@ -1,7 +1,7 @@
 // component-base/logs/json's format, selected by --logging-format=json:
 // one JSON object per line with ts (seconds), caller, msg, v (info lines),
 // err (error lines), the logger name and the key/value pairs.
-import type { LogRecord } from './logger.js';
+import type { LogRecord } from './log-record.js';
 
 function plain(value: unknown): unknown {
   if (value instanceof Error) return value.message;

@@ -4,31 +4,8 @@
 // component-base/logs/json) and handed to one writer.
 import type { LogValues, Logger } from '@kcm-ts/apimachinery';
 import { formatJsonLine } from './json.js';
+import type { LogRecord } from './log-record.js';
 import { formatTextLine } from './text.js';
-
-/**
- * One log line before formatting: what klog's sinks receive.
- *
- * @category Logging
- */
-export interface LogRecord {
-  /** `info` or `error`. */
-  severity: 'info' | 'error';
-  /** The verbosity of an info line (0 for errors). */
-  verbosity: number;
-  /** Milliseconds since the epoch. */
-  time: number;
-  /** `file.ts:line` of the caller, or `''` when unknown. */
-  caller: string;
-  /** The logger's name (`a/b` after `withName('a').withName('b')`), or `''`. */
-  name: string;
-  /** The message. */
-  msg: string;
-  /** The error of an error line. */
-  err?: unknown;
-  /** Key/value pairs, the logger's own first. */
-  values: LogValues;
-}
 
 /**
  * The two formats of `--logging-format`.

@@ -1,7 +1,7 @@
 // klog's text format (k8s.io/klog/v2: klog.go formatHeader, and
 // internal/serialize KVListFormat for structured key/value pairs):
 //   I1123 23:45:01.123456   12345 controller-manager.ts:88] "Starting" version="v1.32.0"
-import type { LogRecord } from './logger.js';
+import type { LogRecord } from './log-record.js';
 
 const pad = (n: number, width: number, fill = '0'): string => String(n).padStart(width, fill);
 

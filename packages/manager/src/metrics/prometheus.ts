@@ -9,6 +9,7 @@ import type { LeaderMetric, LeaderMetricsProvider } from '@kcm-ts/leader-electio
 import { leaderElectionMetrics } from '@kcm-ts/leader-election';
 import type { MetricDescriptor, MetricsProvider } from '@kcm-ts/workqueue';
 import { workqueueMetrics } from '@kcm-ts/workqueue';
+import type { HistogramDefinition, MetricDefinition } from './definition.js';
 import {
   controllerRuntimeMetrics,
   reconcileResultLabels,
@@ -36,22 +37,6 @@ export const restClientMetrics: RestClientMetricDefinitions = {
 };
 
 /**
- * A Prometheus metric's name, help text, labels and (for a histogram) buckets.
- *
- * @category Metrics
- */
-export interface MetricDefinition {
-  /** The metric's name. */
-  readonly name: string;
-  /** Its help text. */
-  readonly help: string;
-  /** Its label names, in order. */
-  readonly labels: readonly string[];
-  /** A histogram's bucket bounds, in seconds. */
-  readonly buckets?: readonly number[];
-}
-
-/**
  * The REST client metrics' definitions.
  *
  * @category Metrics
@@ -61,16 +46,6 @@ export interface RestClientMetricDefinitions {
   readonly requests: MetricDefinition;
   /** `rest_client_request_duration_seconds{verb,host}` (the verb label holds the HTTP method). */
   readonly duration: HistogramDefinition;
-}
-
-/**
- * A histogram's definition: its buckets are required.
- *
- * @category Metrics
- */
-export interface HistogramDefinition extends MetricDefinition {
-  /** The bucket bounds, in seconds. */
-  readonly buckets: readonly number[];
 }
 
 /**
