@@ -103,14 +103,17 @@ const commonArgs = [
   '--disable-features=BackForwardCache',
 ];
 
+const singleProcess = ['--no-zygote', '--single-process'];
+
 /** The packaged chrome-headless-shell, unpacked next to its own libraries. */
-async function launchPackaged(): Promise<Browser> {
+async function launchPackaged(extra: readonly string[] = []): Promise<Browser> {
   const dir = await unpackChromium();
   return puppeteer.launch({
     executablePath: join(dir, 'chromium'),
     headless: 'shell',
     args: [
       ...commonArgs,
+      ...extra,
       '--use-gl=angle',
       '--use-angle=swiftshader',
       '--enable-unsafe-swiftshader',
@@ -125,37 +128,43 @@ async function launchPackaged(): Promise<Browser> {
 }
 
 /** A browser installed on the machine (Debian's `chromium` package, or `$CHROMIUM`). */
-function launchInstalled(executablePath: string): Promise<Browser> {
+function launchInstalled(executablePath: string, extra: readonly string[] = []): Promise<Browser> {
   return puppeteer.launch({
     executablePath,
     headless: true,
-    args: [...commonArgs, '--disable-gpu', '--disable-quic'],
+    args: [...commonArgs, '--disable-gpu', '--disable-quic', ...extra],
   });
 }
 
 /**
  * Starts headless Chromium: the machine's own browser when it has one
  * (`$CHROMIUM`, else /usr/bin/chromium), else the one the npm package brought.
- * A browser that does not start on this machine is passed over for the next;
- * only when none starts does this fail, naming why each did not.
+ * A browser that does not start on this machine is tried again in one
+ * process, then passed over for the next; only when none starts does this
+ * fail, naming why each did not.
  */
 export async function launchChromium(): Promise<Browser> {
   const installed = [process.env.CHROMIUM, '/usr/bin/chromium'].filter(
     (path): path is string => !!path && existsSync(path),
   );
-  const tries: [string, () => Promise<Browser>][] = [
-    ...installed.map((path): [string, () => Promise<Browser>] => [
+  const browsers: [string, (extra: readonly string[]) => Promise<Browser>][] = [
+    ...installed.map((path): [string, (extra: readonly string[]) => Promise<Browser>] => [
       path,
-      () => launchInstalled(path),
+      (extra) => launchInstalled(path, extra),
     ]),
     ['@sparticuz/chromium', launchPackaged],
   ];
   const failures: string[] = [];
-  for (const [name, launch] of tries) {
-    try {
-      return await launch();
-    } catch (err) {
-      failures.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+  for (const [name, launch] of browsers) {
+    // Each browser as it is, then in one process: where a container forbids
+    // the zygote's namespaces or prctl calls, only that starts.
+    for (const extra of [[], singleProcess]) {
+      try {
+        return await launch(extra);
+      } catch (err) {
+        const how = extra.length ? ` ${extra.join(' ')}` : '';
+        failures.push(`${name}${how}: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
   }
   throw new Error(`no headless Chromium would start on this machine:\n${failures.join('\n')}`);
