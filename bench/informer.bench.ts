@@ -24,6 +24,8 @@
 //     RealFIFO, atomic, batches) over @kcm-ts/client, with one handler;
 //   - ours+trim: the same with trimManagedFields, as kube-controller-manager
 //     runs its informers;
+//   - ours+trim+share: the same with shareUnchanged too, as our controller
+//     manager runs its informers;
 //   - client-node: makeInformer from @kubernetes/client-node, one listener;
 //   - bare: the same requests read with node:http, the list body and each
 //     watch line put through JSON.parse and into a Map by namespace/name:
@@ -37,7 +39,7 @@
 // the last change seen, with none of the bench's own promises in the count.
 //
 // Run: npm run bench:informer -w bench
-// (BENCH_PODS, BENCH_SEGMENT, BENCH_SEGMENTS, BENCH_RUNS, BENCH_CPU_PROF)
+// (BENCH_PODS, BENCH_SEGMENT, BENCH_SEGMENTS, BENCH_RUNS, BENCH_READERS, BENCH_CPU_PROF)
 import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -68,7 +70,8 @@ interface ServerInfo {
 }
 
 type Phase = 'sync' | 'events' | 'promises';
-type ReaderName = 'ours' | 'ours+trim' | 'client-node' | 'bare' | 'stream' | 'client stream';
+type ReaderName =
+  'ours' | 'ours+trim' | 'ours+trim+share' | 'client-node' | 'bare' | 'stream' | 'client stream';
 
 /** What a reader child sends back. */
 interface Measured {
@@ -567,12 +570,18 @@ class Tracker {
 // ---- the readers -----------------------------------------------------------
 
 /** Our informer: a sync from the server, or following the watch. */
-async function ours(info: ServerInfo, phase: Phase, trim: boolean): Promise<Measured> {
+async function ours(
+  info: ServerInfo,
+  phase: Phase,
+  trim: boolean,
+  share = false,
+): Promise<Measured> {
   const client = createClient(info.kubeconfig);
   const before = phase === 'sync' ? await heapUsed() : 0;
   const informer = new SharedIndexInformer<Pod>(client.pods, {
     objectDescription: 'pods',
     ...(trim ? { transform: trimManagedFields } : {}),
+    shareUnchanged: share,
   });
   const tracker = new Tracker();
   informer.addEventHandler({
@@ -710,6 +719,8 @@ async function read(info: ServerInfo, reader: ReaderName, phase: Phase): Promise
       return ours(info, phase, false);
     case 'ours+trim':
       return ours(info, phase, true);
+    case 'ours+trim+share':
+      return ours(info, phase, true, true);
     case 'client-node':
       return clientNode(info, phase);
     case 'bare':
@@ -735,8 +746,10 @@ function child(role: string, env: Record<string, string> = {}): ChildProcess {
     profileDir !== undefined && role === 'reader'
       ? [
           '--cpu-prof',
-          `--cpu-prof-dir=${profileDir}`,
-          `--cpu-prof-name=${(env['BENCH_READER'] ?? '').replace(/\W/g, '_')}-${env['BENCH_PHASE'] ?? ''}-${Date.now()}.cpuprofile`,
+          // A directory per reader and phase: the module loader's thread
+          // writes a profile of its own beside the main thread's, whose
+          // file name has thread id 0.
+          `--cpu-prof-dir=${profileDir}/${(env['BENCH_READER'] ?? '').replace(/\W/g, '_')}-${env['BENCH_PHASE'] ?? ''}-${Date.now()}`,
         ]
       : [];
   return fork(self, [], {
@@ -789,15 +802,20 @@ const spread = (xs: number[], digits = 0): string =>
     ? '–'
     : `${fmt(median(xs), digits)} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`;
 
-const syncReaders: ReaderName[] = ['bare', 'ours', 'ours+trim', 'client-node'];
-const eventReaders: ReaderName[] = [
+// BENCH_READERS=a,b,...: only these readers (and no promise count).
+const only = process.env.BENCH_READERS?.split(',');
+const chosen = (readers: ReaderName[]): ReaderName[] =>
+  only === undefined ? readers : readers.filter((r) => only.includes(r));
+const syncReaders = chosen(['bare', 'ours', 'ours+trim', 'ours+trim+share', 'client-node']);
+const eventReaders = chosen([
   'stream',
   'client stream',
   'bare',
   'ours',
   'ours+trim',
+  'ours+trim+share',
   'client-node',
-];
+]);
 
 async function main(): Promise<void> {
   const server = child('server');
@@ -823,7 +841,11 @@ async function main(): Promise<void> {
       if (r + 1 < runs) report(info, sync, ev, new Map());
     }
     const promises = new Map<ReaderName, number>();
-    for (const reader of ['bare', 'client stream', 'ours', 'ours+trim', 'client-node'] as const) {
+    const counted: ReaderName[] =
+      only === undefined
+        ? ['bare', 'client stream', 'ours', 'ours+trim', 'ours+trim+share', 'client-node']
+        : [];
+    for (const reader of counted) {
       promises.set(reader, (await measure(server, info, reader, 'promises')).promisesPerEvent ?? 0);
     }
     report(info, sync, ev, promises);

@@ -57,6 +57,7 @@ export type {
   WatchErrorHandler,
 } from './reflector.js';
 export { RetryWithDeadline } from './retry-with-deadline.js';
+export { shareUnchanged } from './share-unchanged.js';
 export { trimManagedFields } from './trim-managed-fields.js';
 export { Controller, newInformer, processDeltas, processDeltasInBatch } from './controller.js';
 export type { ControllerConfig, Informer, InformerOptions } from './controller.js';

@@ -28,6 +28,7 @@ import {
   SharedProcessor,
   type ResourceEventHandlerRegistration,
 } from './shared-processor.js';
+import { shareWithCached } from './share-unchanged.js';
 import { newIndexer, type Indexer, type TransformFunc } from './store.js';
 import { withTrimDecodeHint } from './trim-managed-fields.js';
 
@@ -63,6 +64,18 @@ export interface SharedIndexInformerOptions<T> extends Omit<
   objectDescription?: string;
   /** Changes each object before the cache or any handler sees it. See {@link SharedIndexInformer.setTransform}. */
   transform?: TransformFunc<T>;
+  /**
+   * Before an object replaces an older version in the cache, make its
+   * unchanged parts the older version's own ({@link shareUnchanged}), so
+   * that only what changed stays in memory. This lightens the garbage
+   * collector's work for a cache of many objects that change a little at a
+   * time. Handlers then see an `onUpdate` whose old and new objects share
+   * their unchanged parts (`oldObj.spec === newObj.spec` when the spec did
+   * not change): as in client-go, objects from an informer must not be
+   * changed. Default `false`; the controller manager sets it. Not in
+   * client-go.
+   */
+  shareUnchanged?: boolean;
   /**
    * Which queue and processing to use, by client-go's gate names; default
    * client-go 1.36's ({@link defaultInformerFeatureGates}): a
@@ -261,14 +274,18 @@ export class SharedIndexInformer<T> {
       this.#options.featureGates,
       this.#logger,
     );
+    const share = this.#options.shareUnchanged === true;
     // The reflector's options pass through; the informer fills in its own.
     const controller = new Controller<T>({
       ...this.#options,
       queue,
       listerWatcher: withTrimDecodeHint(this.#lw, this.#transform),
-      process: (deltas: Deltas<T>, isInInitialList: boolean, key?: string) =>
-        processDeltas(this.#handler, this.#indexer, deltas, isInInitialList, this.#logger, key),
-      processBatch: (deltas: Deltas<T>, isInInitialList: boolean, keys?: readonly string[]) =>
+      process: (deltas: Deltas<T>, isInInitialList: boolean, key?: string) => {
+        if (share) shareWithCached(this.#indexer, deltas, key);
+        processDeltas(this.#handler, this.#indexer, deltas, isInInitialList, this.#logger, key);
+      },
+      processBatch: (deltas: Deltas<T>, isInInitialList: boolean, keys?: readonly string[]) => {
+        if (share) shareWithCached(this.#indexer, deltas, keys);
         processDeltasInBatch(
           this.#handler,
           this.#indexer,
@@ -276,7 +293,8 @@ export class SharedIndexInformer<T> {
           isInInitialList,
           keys,
           this.#logger,
-        ),
+        );
+      },
       name: this.#name,
       typeDescription: this.#name,
       resyncPeriod: this.#resyncCheckPeriod,

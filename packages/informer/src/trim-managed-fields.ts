@@ -28,11 +28,13 @@ import type { TransformFunc } from './store.js';
  *
  * @category Store
  */
+//#region trim-managed-fields
 export function trimManagedFields<T>(obj: T): T {
   const meta = (obj as { metadata?: { managedFields?: unknown } | null } | null)?.metadata;
   if (meta?.managedFields !== undefined) meta.managedFields = undefined;
   return obj;
 }
+//#endregion trim-managed-fields
 
 /**
  * `lw` with the decode hint `dropManagedFields` added to every list and

@@ -177,6 +177,28 @@ describe('SharedInformerFactory', () => {
     expect(rec.take()).toEqual(['update lock=1->1']);
   });
 
+  it('passes shareUnchanged on to its informers', async () => {
+    const clients = new FakeClients();
+    const spec = { holder: 'a', durations: [15] };
+    clients.source('leases.coordination.k8s.io').add('lock', { spec, renew: 1 });
+    const factory = new SharedInformerFactory(clients, 0, { shareUnchanged: true });
+    const updates: [unknown, unknown][] = [];
+    const reg = factory
+      .leases()
+      .informer()
+      .addEventHandler({ onUpdate: (o, n) => void updates.push([o, n]) });
+    factory.start(signal());
+    await reg.whenSynced();
+    clients.source('leases.coordination.k8s.io').modify('lock', { spec, renew: 2 });
+    await until(() => updates.length === 1);
+    const [o, n] = updates[0] as [
+      { val: { spec: object } },
+      { val: { spec: object; renew: number } },
+    ];
+    expect(n.val.spec).toBe(o.val.spec);
+    expect(n.val.renew).toBe(2);
+  });
+
   it('waits for started informers on shutdown and starts nothing after it', async () => {
     const clients = new FakeClients();
     const factory = new SharedInformerFactory(clients, 0, { clock: new FakeClock() });

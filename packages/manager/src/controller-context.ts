@@ -8,11 +8,10 @@ import {
   noopEventRecorder,
   type Clock,
   type EventRecorder,
-  type KubeObject,
   type Logger,
   type ResourceDiscovery,
 } from '@kcm-ts/apimachinery';
-import { SharedInformerFactory } from '@kcm-ts/informer';
+import { SharedInformerFactory, trimManagedFields } from '@kcm-ts/informer';
 import type { ControllerMetrics } from './builder/metrics.js';
 import type { ControllerClientBuilder } from './client-builder.js';
 import type { ControllerManagerConfiguration } from './config.js';
@@ -86,22 +85,6 @@ export type InitFunc = (
 ) => Promise<StartedController | undefined>;
 //#endregion init-func
 
-//#region trim-managed-fields
-/**
- * Drops `metadata.managedFields` before an object is cached: the transform
- * kube-controller-manager sets on its informer factories. It assigns
- * `undefined` rather than deleting, which keeps the object's shape (and the
- * engine's fast property access) unchanged.
- *
- * @category Controller manager
- */
-export function trimManagedFields(obj: unknown): unknown {
-  const meta = (obj as KubeObject | null)?.metadata;
-  if (meta?.managedFields !== undefined) meta.managedFields = undefined;
-  return obj;
-}
-//#endregion trim-managed-fields
-
 /**
  * Inputs of {@link createControllerContext} beyond the configuration.
  *
@@ -154,7 +137,7 @@ export function createControllerContext(opts: ControllerContextOptions): Created
   const informerFactory = new SharedInformerFactory(
     opts.clientBuilder.client('shared-informers'),
     resyncPeriod(),
-    { clock, transform: trimManagedFields },
+    { clock, transform: trimManagedFields, shareUnchanged: true },
   );
   const restMapper = new DeferredDiscoveryRESTMapper(opts.discovery);
   const ticker = clock.newTicker(30_000, () => restMapper.reset());

@@ -14,7 +14,8 @@
 // The controller manager
 export { implementedControllers, run } from './controller-manager.js';
 export type { ApiServerConnection, RunOptions } from './controller-manager.js';
-export { createControllerContext, trimManagedFields } from './controller-context.js';
+export { createControllerContext } from './controller-context.js';
+export { trimManagedFields } from '@kcm-ts/informer';
 export type {
   ControllerContext,
   ControllerContextOptions,

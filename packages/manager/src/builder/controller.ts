@@ -18,6 +18,7 @@ import {
 import {
   Lister,
   SharedInformerFactory,
+  trimManagedFields,
   type InformerResource,
   type SharedIndexInformer,
 } from '@kcm-ts/informer';
@@ -27,7 +28,6 @@ import {
   type RateLimiter,
 } from '@kcm-ts/workqueue';
 import type { InitFunc } from '../controller-context.js';
-import { trimManagedFields } from '../controller-context.js';
 import { enqueueForObject, enqueueForOwner, enqueueHandler, type MapFunc } from './handler.js';
 import { runController } from './internal-controller.js';
 import { noopControllerMetrics } from './metrics.js';
@@ -220,6 +220,7 @@ export class ControllerBuilder {
         clock,
         logger,
         transform: trimManagedFields,
+        shareUnchanged: true,
       });
       const informerOf = (w: Watch): SharedIndexInformer<KubeObject> => {
         const labelSelector = w.options.labelSelector;

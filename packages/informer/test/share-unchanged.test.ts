@@ -1,0 +1,194 @@
+// shareUnchanged, and an informer made with shareUnchanged on a FakeSource.
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { shareUnchanged, type ResourceEventHandler } from '../src/index.js';
+import type { SourceObj } from './fake-source.js';
+import { harness, stopAll, until } from './informer-harness.js';
+
+afterEach(stopAll);
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+describe('shareUnchanged', () => {
+  it('makes the unchanged parts of the new version the old version’s own', () => {
+    //#region share-unchanged
+    const cached = {
+      metadata: { name: 'web', labels: { gen: '1' }, ownerReferences: [{ name: 'web-7d4b' }] },
+      spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
+    };
+    const decoded = {
+      metadata: { name: 'web', labels: { gen: '2' }, ownerReferences: [{ name: 'web-7d4b' }] },
+      spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
+    };
+    const equal = shareUnchanged(decoded, cached); // false: a label changed
+    const spec = decoded.spec === cached.spec; // true: the decoded spec can be collected
+    const owners = decoded.metadata.ownerReferences === cached.metadata.ownerReferences; // true
+    const labels = decoded.metadata.labels === cached.metadata.labels; // false: they changed
+    //#endregion share-unchanged
+    expect([equal, spec, owners, labels]).toEqual([false, true, true, false]);
+    expect(decoded.spec).toBe(cached.spec);
+    expect(decoded.metadata.ownerReferences).toBe(cached.metadata.ownerReferences);
+    expect(decoded.metadata).not.toBe(cached.metadata);
+    expect(decoded.metadata.labels).not.toBe(cached.metadata.labels);
+    expect(decoded.metadata.labels).toEqual({ gen: '2' });
+    expect(cached.metadata.labels).toEqual({ gen: '1' });
+  });
+
+  it('says whether the two are equal as a whole, key order aside', () => {
+    expect(shareUnchanged({ a: 1, b: [1, { c: null }] }, { b: [1, { c: null }], a: 1 })).toBe(true);
+    expect(shareUnchanged([1, 2], [1, 2])).toBe(true);
+    expect(shareUnchanged('x', 'x')).toBe(true);
+    expect(shareUnchanged(null, null)).toBe(true);
+    expect(shareUnchanged({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(shareUnchanged({ a: 1, b: 2 }, { a: 1 })).toBe(false);
+    expect(shareUnchanged([1, 2], [1, 2, 3])).toBe(false);
+    expect(shareUnchanged([1], { 0: 1 })).toBe(false);
+    expect(shareUnchanged({ 0: 1 }, [1])).toBe(false);
+    expect(shareUnchanged({ a: 1 }, null)).toBe(false);
+    expect(shareUnchanged(1, '1')).toBe(false);
+    // A property set to undefined (as trimManagedFields leaves one) is not an absent one.
+    expect(shareUnchanged({ a: undefined }, {})).toBe(false);
+    expect(shareUnchanged({ a: undefined }, { a: undefined })).toBe(true);
+  });
+
+  it('shares the equal elements of arrays of different lengths, and keeps the rest', () => {
+    const prev = { items: [{ n: 1 }, { n: 2 }] };
+    const next = { items: [{ n: 1 }, { n: 3 }, { n: 4 }] };
+    expect(shareUnchanged(next, prev)).toBe(false);
+    expect(next.items[0]).toBe(prev.items[0]);
+    expect(next.items[1]).not.toBe(prev.items[1]);
+    expect(next.items).toEqual([{ n: 1 }, { n: 3 }, { n: 4 }]);
+  });
+
+  it('treats what is not plain JSON as changed', () => {
+    class Box {
+      constructor(readonly v: number) {}
+    }
+    const prev = { at: new Date(0), box: new Box(1), map: new Map([[1, 1]]) };
+    const next = { at: new Date(1), box: new Box(2), map: new Map([[2, 2]]) };
+    expect(shareUnchanged(next, prev)).toBe(false);
+    expect(next.at.getTime()).toBe(1);
+    expect(next.box.v).toBe(2);
+    expect([...next.map]).toEqual([[2, 2]]);
+    // Not even two equal instances are shared.
+    const same = { box: new Box(1) };
+    expect(shareUnchanged(same, { box: new Box(1) })).toBe(false);
+  });
+
+  it('never changes the old version, and leaves a frozen new one as it is', () => {
+    const prev = Object.freeze({ spec: Object.freeze({ a: 1 }), n: 1 });
+    const next = { spec: { a: 1 }, n: 2 };
+    expect(shareUnchanged(next, prev)).toBe(false);
+    expect(next.spec).toBe(prev.spec);
+
+    const frozen = Object.freeze({ spec: Object.freeze({ a: 1 }), n: 2 });
+    const frozenSpec = frozen.spec;
+    expect(() => shareUnchanged(frozen, { spec: { a: 1 }, n: 1 })).not.toThrow();
+    expect(frozen.spec).toBe(frozenSpec);
+  });
+
+  it('ends on objects nested deeper than any Kubernetes object, cycles included', () => {
+    const a: Record<string, unknown> = {};
+    a['self'] = a;
+    const b: Record<string, unknown> = {};
+    b['self'] = b;
+    expect(shareUnchanged(a, b)).toBe(false);
+  });
+
+  it('for any JSON, leaves the new version’s value and the old version as they were', () => {
+    const json = fc.jsonValue({ maxDepth: 4 });
+    // Pairs that share parts: an old value and a copy of it with some parts replaced.
+    const related = json.chain((prev) =>
+      fc
+        .tuple(fc.constant(prev), json, fc.boolean())
+        .map(([p, other, swap]) => [p, mixed(p, other, swap)] as const),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.tuple(json, json), related), ([prev, next]) => {
+        const prevBefore = structuredClone(prev);
+        const nextBefore = structuredClone(next);
+        const equal = shareUnchanged(next, prev);
+        expect(next).toStrictEqual(nextBefore);
+        expect(prev).toStrictEqual(prevBefore);
+        // Equal as JSON: -0 is written as 0.
+        expect(equal).toBe(isDeepStrictEqual(clone(nextBefore), clone(prevBefore)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+/** A copy of `base` whose members alternate between `base`'s and `other`'s. */
+function mixed(base: unknown, other: unknown, swap: boolean): unknown {
+  if (typeof base !== 'object' || base === null) return swap ? clone(other) : clone(base);
+  if (Array.isArray(base)) return base.map((v, i) => (i % 2 === (swap ? 0 : 1) ? other : clone(v)));
+  const out: Record<string, unknown> = {};
+  let i = 0;
+  for (const [k, v] of Object.entries(base))
+    out[k] = i++ % 2 === (swap ? 0 : 1) ? clone(other) : clone(v);
+  return out;
+}
+
+describe('SharedIndexInformer with shareUnchanged', () => {
+  type Val = { spec: { image: string; ports: number[] }; labels: { gen: number } };
+  const val = (gen: number): Val => ({ spec: { image: 'nginx', ports: [80] }, labels: { gen } });
+  const updates = (): {
+    seen: [SourceObj, SourceObj][];
+    handler: ResourceEventHandler<SourceObj>;
+  } => {
+    const seen: [SourceObj, SourceObj][] = [];
+    return { seen, handler: { onUpdate: (o, n) => void seen.push([o, n]) } };
+  };
+
+  it('caches an update with the unchanged parts of the version it replaces', async () => {
+    const h = harness((s) => s.add('a', val(1)), { shareUnchanged: true });
+    const { seen, handler } = updates();
+    h.informer.addEventHandler(handler);
+    void h.run();
+    await h.informer.whenSynced();
+    const first = h.informer.getStore().getByKey('a') as SourceObj & { val: Val };
+
+    h.source.modify('a', val(2));
+    await until(() => seen.length === 1);
+    const [oldObj, newObj] = seen[0] as [SourceObj & { val: Val }, SourceObj & { val: Val }];
+    expect(oldObj).toBe(first);
+    expect(newObj.val.spec).toBe(first.val.spec);
+    expect(newObj.val.labels).not.toBe(first.val.labels);
+    expect(newObj.val.labels.gen).toBe(2);
+    expect(first.val.labels.gen).toBe(1);
+    expect(h.informer.getStore().getByKey('a')).toBe(newObj);
+    expect(newObj.metadata.resourceVersion).toBe('2');
+  });
+
+  it('shares with the cache on a relist, too', async () => {
+    const h = harness((s) => s.add('a', val(1)), { shareUnchanged: true });
+    const { seen, handler } = updates();
+    h.informer.addEventHandler(handler);
+    void h.run();
+    await h.informer.whenSynced();
+    const first = h.informer.getStore().getByKey('a') as SourceObj & { val: Val };
+
+    h.source.closeWatches();
+    h.source.modify('a', val(2));
+    h.source.compact(); // the informer must relist
+    await h.clock.advance(1600);
+    await until(() => seen.length === 1, 'the relist');
+    const newObj = seen[0]?.[1] as SourceObj & { val: Val };
+    expect(newObj.val.spec).toBe(first.val.spec);
+    expect(newObj.val.labels.gen).toBe(2);
+  });
+
+  it('leaves every object its own by default, as client-go', async () => {
+    const h = harness((s) => s.add('a', val(1)));
+    const { seen, handler } = updates();
+    h.informer.addEventHandler(handler);
+    void h.run();
+    await h.informer.whenSynced();
+    h.source.modify('a', val(2));
+    await until(() => seen.length === 1);
+    const [oldObj, newObj] = seen[0] as [SourceObj & { val: Val }, SourceObj & { val: Val }];
+    expect(newObj.val.spec).toEqual(oldObj.val.spec);
+    expect(newObj.val.spec).not.toBe(oldObj.val.spec);
+  });
+});
