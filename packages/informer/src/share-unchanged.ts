@@ -1,10 +1,11 @@
 // Structural sharing between a cached object and the version that replaces
 // it. client-go has no counterpart: Go's decoder allocates a whole new
-// object per event too, but Go's collector does not copy survivors between
-// generations, while V8's does. An informer that keeps every object of a
-// resource pays, per update, for the new object to be promoted into the old
-// generation and for the replaced one to be found dead there; most of an
-// update (a pod's spec, most of its status) is equal to what it replaces.
+// object per event too, but Go's collector has no generations and never
+// moves an object, while V8's copies every survivor. An informer that
+// keeps every object of a resource pays, per update, for the new object to
+// be promoted into the old generation and for the replaced one to be found
+// dead there; most of an update (a pod's spec, most of its status) is equal
+// to what it replaces.
 
 import type { Deltas } from './queue.js';
 import type { Store } from './store.js';
