@@ -32,16 +32,37 @@ function parentOf(pid: number): number | undefined {
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  // A process that has exited but not been reaped (a zombie, "Z" in
+  // /proc/<pid>/stat) still answers signal 0; npm, killed right after
+  // relaying SIGTERM, may never reap its shell.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true;
+  }
 }
+
+/** Whether /proc can tell a process's parent (Linux): cheap enough to ask on every check. */
+const hasProc = ((): boolean => {
+  try {
+    readFileSync('/proc/self/stat', 'utf8');
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 /**
  * When this process was started by an npm script (`npm_lifecycle_event` is
  * set), calls `onGone` once the launcher is gone: our parent (npm's shell,
- * or the tsx runner) or its parent (the shell, or npm) has exited. Checks
+ * or the tsx runner) or its parent (the shell, or npm) has exited, even
+ * if nothing has reaped it yet (a zombie), or, where /proc tells, our
+ * parent has been handed to another process. Checks
  * every `intervalMs` (default 500) on an unreferenced timer, so it never
  * keeps the process alive. Returns the function that stops watching.
  *
@@ -62,7 +83,12 @@ export function stopWhenLauncherExits(
   const grandparent = parentOf(parent);
   const timer = setInterval(() => {
     const orphaned = process.ppid !== parent;
-    const launcherGone = grandparent !== undefined && grandparent > 1 && !alive(grandparent);
+    const launcherGone =
+      grandparent !== undefined &&
+      grandparent > 1 &&
+      // Gone, or our parent was handed to another (the launcher died,
+      // whatever became of its process id).
+      (!alive(grandparent) || (hasProc && parentOf(parent) !== grandparent));
     if (orphaned || launcherGone) {
       clearInterval(timer);
       onGone();
