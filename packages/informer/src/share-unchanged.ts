@@ -163,5 +163,7 @@ function shareWithOld<T>(store: Store<T>, obj: T, key: string | undefined): void
   } catch {
     return;
   }
-  if (old !== undefined) shareUnchanged(obj, old);
+  // A frozen object (the sandbox's in-process watches serve them) can take
+  // nothing, and the informer has no use for the comparison alone.
+  if (old !== undefined && !Object.isFrozen(obj)) shareUnchanged(obj, old);
 }

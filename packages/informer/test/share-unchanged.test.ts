@@ -133,25 +133,28 @@ function mixed(base: unknown, other: unknown, swap: boolean): unknown {
 describe('SharedIndexInformer with shareUnchanged', () => {
   type Val = { spec: { image: string; ports: number[] }; labels: { gen: number } };
   const val = (gen: number): Val => ({ spec: { image: 'nginx', ports: [80] }, labels: { gen } });
-  const updates = (): {
-    seen: [SourceObj, SourceObj][];
-    handler: ResourceEventHandler<SourceObj>;
-  } => {
-    const seen: [SourceObj, SourceObj][] = [];
-    return { seen, handler: { onUpdate: (o, n) => void seen.push([o, n]) } };
-  };
-
-  it('caches an update with the unchanged parts of the version it replaces', async () => {
-    const h = harness((s) => s.add('a', val(1)), { shareUnchanged: true });
-    const { seen, handler } = updates();
+  type Cached = SourceObj & { val: Val };
+  /** An informer over one object, `a`, synced, with a handler recording updates. */
+  const synced = async (
+    options: { shareUnchanged?: boolean } = {},
+  ): Promise<{ h: ReturnType<typeof harness>; seen: [Cached, Cached][]; first: Cached }> => {
+    const h = harness((s) => s.add('a', val(1)), options);
+    const seen: [Cached, Cached][] = [];
+    const handler: ResourceEventHandler<SourceObj> = {
+      onUpdate: (o, n) => void seen.push([o as Cached, n as Cached]),
+    };
     h.informer.addEventHandler(handler);
     void h.run();
     await h.informer.whenSynced();
-    const first = h.informer.getStore().getByKey('a') as SourceObj & { val: Val };
+    return { h, seen, first: h.informer.getStore().getByKey('a') as Cached };
+  };
+
+  it('caches an update with the unchanged parts of the version it replaces', async () => {
+    const { h, seen, first } = await synced({ shareUnchanged: true });
 
     h.source.modify('a', val(2));
     await until(() => seen.length === 1);
-    const [oldObj, newObj] = seen[0] as [SourceObj & { val: Val }, SourceObj & { val: Val }];
+    const [oldObj, newObj] = seen[0] as [Cached, Cached];
     expect(oldObj).toBe(first);
     expect(newObj.val.spec).toBe(first.val.spec);
     expect(newObj.val.labels).not.toBe(first.val.labels);
@@ -162,32 +165,23 @@ describe('SharedIndexInformer with shareUnchanged', () => {
   });
 
   it('shares with the cache on a relist, too', async () => {
-    const h = harness((s) => s.add('a', val(1)), { shareUnchanged: true });
-    const { seen, handler } = updates();
-    h.informer.addEventHandler(handler);
-    void h.run();
-    await h.informer.whenSynced();
-    const first = h.informer.getStore().getByKey('a') as SourceObj & { val: Val };
+    const { h, seen, first } = await synced({ shareUnchanged: true });
 
     h.source.closeWatches();
     h.source.modify('a', val(2));
     h.source.compact(); // the informer must relist
     await h.clock.advance(1600);
     await until(() => seen.length === 1, 'the relist');
-    const newObj = seen[0]?.[1] as SourceObj & { val: Val };
+    const newObj = seen[0]?.[1] as Cached;
     expect(newObj.val.spec).toBe(first.val.spec);
     expect(newObj.val.labels.gen).toBe(2);
   });
 
   it('leaves every object its own by default, as client-go', async () => {
-    const h = harness((s) => s.add('a', val(1)));
-    const { seen, handler } = updates();
-    h.informer.addEventHandler(handler);
-    void h.run();
-    await h.informer.whenSynced();
+    const { h, seen } = await synced();
     h.source.modify('a', val(2));
     await until(() => seen.length === 1);
-    const [oldObj, newObj] = seen[0] as [SourceObj & { val: Val }, SourceObj & { val: Val }];
+    const [oldObj, newObj] = seen[0] as [Cached, Cached];
     expect(newObj.val.spec).toEqual(oldObj.val.spec);
     expect(newObj.val.spec).not.toBe(oldObj.val.spec);
   });
