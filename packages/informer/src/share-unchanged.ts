@@ -64,6 +64,13 @@ function isPlain(v: object): boolean {
   return (v as { constructor?: unknown }).constructor === Object;
 }
 
+// `o[k]`, but only if `o` has it itself: JSON may hold a `__proto__` key
+// (JSON.parse makes it an own property), and reading one that `o` lacks
+// gives Object.prototype, which would compare equal to `{}`.
+function own(o: Record<string, unknown>, k: string): unknown {
+  return k === '__proto__' && !Object.hasOwn(o, k) ? undefined : o[k];
+}
+
 // Equality is checked before anything is shared: a part that turns out
 // equal as a whole is replaced once, by its parent, and the parts inside it
 // are never written.
@@ -85,7 +92,7 @@ function shareInto(next: Composite, prev: Composite, depth: number): boolean {
   if (Array.isArray(prev) || !isPlain(next) || !isPlain(prev)) return false;
   for (const k in next) {
     const nv = next[k];
-    const pv = prev[k];
+    const pv = own(prev, k);
     if (nv !== pv && isComposite(nv) && isComposite(pv) && shareInto(nv, pv, depth + 1)) {
       next[k] = pv;
     }
@@ -113,7 +120,7 @@ function jsonEqual(a: Composite, b: Composite, depth: number): boolean {
   for (const k in a) {
     keys++;
     const x = a[k];
-    const y = b[k];
+    const y = own(b, k);
     if (x === y) {
       if (x === undefined && !Object.hasOwn(b, k)) return false;
     } else if (!(isComposite(x) && isComposite(y) && jsonEqual(x, y, depth + 1))) {
