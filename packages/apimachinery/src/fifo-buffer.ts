@@ -64,6 +64,13 @@ export class FifoBuffer<T> implements Iterable<T> {
     return this.#ring[(this.#head + index) & this.#mask];
   }
 
+  /** Removes every item and returns them, first to last. */
+  drain(): T[] {
+    const items = Array.from(this);
+    this.clear();
+    return items;
+  }
+
   /** Removes every item. */
   clear(): void {
     this.#ring = new Array<T | undefined>(minCapacity);

@@ -117,6 +117,7 @@ export {
   isConflict,
   isForbidden,
   isGone,
+  findStatusError,
   isInternalError,
   isInvalid,
   isMethodNotSupported,

@@ -672,9 +672,15 @@ export function newGenericServerResponse(response: GenericServerResponse): Statu
   });
 }
 
-// errors.go uses errors.As, which looks through wrapped errors; Error.cause is
-// JavaScript's wrapping.
-function findStatusError(err: unknown): StatusError | undefined {
+/**
+ * The {@link StatusError} `err` is, or the first one among its causes
+ * (`Error.cause`, JavaScript's wrapping): what Go's `errors.As` finds, and
+ * what every `is*` check of this module looks at. `undefined` if there is
+ * none; a cycle of causes ends the search.
+ *
+ * @category Status errors
+ */
+export function findStatusError(err: unknown): StatusError | undefined {
   const seen = new Set<unknown>();
   let current = err;
   while (typeof current === 'object' && current !== null && !seen.has(current)) {

@@ -35,6 +35,19 @@ describe('FifoBuffer', () => {
     expect(b.shift()).toBe('c');
   });
 
+  it('drains: every item, first to last, and empty after', () => {
+    const b = new FifoBuffer<number>();
+    for (let i = 0; i < 16; i++) b.push(i);
+    for (let i = 0; i < 10; i++) b.shift();
+    // The last eight wrap around to the front of the ring.
+    for (let i = 16; i < 24; i++) b.push(i);
+    expect(b.drain()).toEqual(Array.from({ length: 14 }, (_, i) => i + 10));
+    expect(b.length).toBe(0);
+    expect(b.drain()).toEqual([]);
+    b.push(99);
+    expect(b.shift()).toBe(99);
+  });
+
   it('does not keep a taken item alive', () => {
     const b = new FifoBuffer<object>();
     const items = Array.from({ length: 5 }, () => ({}));
@@ -51,6 +64,7 @@ describe('FifoBuffer', () => {
       { arbitrary: fc.record({ push: fc.integer() }), weight: 10 },
       { arbitrary: fc.constant({ shift: true as const }), weight: 8 },
       { arbitrary: fc.constant({ clear: true as const }), weight: 1 },
+      { arbitrary: fc.constant({ drain: true as const }), weight: 1 },
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 3000 }), (ops) => {
@@ -62,6 +76,8 @@ describe('FifoBuffer', () => {
             model.push(o.push);
           } else if ('shift' in o) {
             expect(b.shift()).toBe(model.shift());
+          } else if ('drain' in o) {
+            expect(b.drain()).toEqual(model.splice(0));
           } else {
             b.clear();
             model.length = 0;

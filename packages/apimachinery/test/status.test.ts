@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   StatusError,
+  findStatusError,
   hasStatusCause,
   isAlreadyExists,
   isBadRequest,
@@ -478,6 +479,9 @@ describe('classifiers', () => {
     });
     expect(reasonForError(nested)).toBe('AlreadyExists');
     expect(isAlreadyExists(nested)).toBe(true);
+    const inner = plain(409, 'AlreadyExists');
+    expect(findStatusError(new Error('wrapping', { cause: inner }))).toBe(inner);
+    expect(findStatusError(inner)).toBe(inner);
     expect(isTooManyRequests(new Error('wrapping', { cause: plain(429, '') }))).toBe(true);
     expect(reasonForError(new Error('wrapping', { cause: new Error('hello') }))).toBe('');
     // A cycle of causes ends the search.
@@ -485,6 +489,7 @@ describe('classifiers', () => {
     const b = new Error('b', { cause: a });
     (a as { cause?: unknown }).cause = b;
     expect(reasonForError(a)).toBe('');
+    expect(findStatusError(a)).toBeUndefined();
   });
 
   it('accept anything, including non-errors', () => {

@@ -3,13 +3,13 @@
 // handleAnyWatch, isTooLargeResourceVersionError, DefaultWatchErrorHandler)
 // and the backoff it uses, wait.Backoff wrapped by DelayWithReset.
 import {
+  findStatusError,
   deletionHandlingMetaNamespaceKeyFunc,
   hasStatusCause,
   initialEventsEndAnnotation,
   isGone,
   isInternalError,
   isResourceExpired,
-  isStatusError,
   isTimeout,
   isTooManyRequests,
   noopLogger,
@@ -175,15 +175,6 @@ function isExpired(err: unknown): boolean {
   return isResourceExpired(err) || isGone(err);
 }
 
-// The StatusError itself or the first one among its causes, as errors.As finds it.
-function statusErrorIn(err: unknown): StatusError | undefined {
-  for (let e = err, depth = 0; depth < 10 && typeof e === 'object' && e !== null; depth++) {
-    if (isStatusError(e)) return e;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 const tooLargeMessage = 'Too large resource version';
 
 /**
@@ -193,7 +184,7 @@ const tooLargeMessage = 'Too large resource version';
 export function isTooLargeResourceVersion(err: unknown): boolean {
   if (hasStatusCause(err, 'ResourceVersionTooLarge')) return true;
   if (!isTimeout(err)) return false;
-  const status = statusErrorIn(err);
+  const status = findStatusError(err);
   if (status?.details === undefined) return false;
   // 1.17.0 to 1.18.5: the cause's message, with no cause type.
   if (status.details.causes?.some((c) => c.message === tooLargeMessage) === true) return true;

@@ -5,6 +5,7 @@ import {
   DeletedFinalStateUnknown,
   FakeClock,
   deletionHandlingMetaNamespaceKeyFunc,
+  noopLogger,
 } from '@kcm-ts/apimachinery';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -20,6 +21,8 @@ import {
   type Indexer,
   type ResourceEventHandler,
 } from '../src/index.js';
+import { newQueueFIFO } from '../src/controller.js';
+import type { InformerFeatureGates } from '../src/feature-gates.js';
 import { FakeSource, type SourceObj } from './fake-source.js';
 import { flush } from './helpers.js';
 import { Recorder, until } from './informer-harness.js';
@@ -273,6 +276,52 @@ describe.each([false, true])('a controller over a RealFIFO (atomic: %s)', (atomi
     expect(h.store.lastStoreSyncResourceVersion()).toBe('5');
     h.abort.abort();
     await h.done;
+  });
+});
+
+describe('newQueueFIFO', () => {
+  // The change types of each pop, in order, after a relist of two objects
+  // and then an add and an update of a third.
+  async function pops(gates: InformerFeatureGates | undefined): Promise<string[][]> {
+    const queue = newQueueFIFO<SourceObj>(
+      newIndexer<SourceObj>(deletionHandlingMetaNamespaceKeyFunc, {}),
+      undefined,
+      'things',
+      gates,
+      noopLogger,
+    );
+    queue.replace([obj('a', 1), obj('b', 2)], '2');
+    queue.add(obj('c', 3, '3'));
+    queue.update(obj('c', 4, '4'));
+    queue.close();
+    const out: string[][] = [];
+    for (;;) {
+      const [, closed] = await queue.pop((deltas) => {
+        out.push(deltas.map((d) => d.type));
+      });
+      if (closed) return out;
+    }
+  }
+
+  it('makes an atomic RealFIFO by default, as the newest client-go does', async () => {
+    // One ReplacedAll for the relist, then every change on its own.
+    expect(await pops(undefined)).toEqual([['ReplacedAll'], ['Added'], ['Updated']]);
+    expect(await pops({})).toEqual([['ReplacedAll'], ['Added'], ['Updated']]);
+  });
+
+  it('makes a RealFIFO of single changes without AtomicFIFO, and a DeltaFIFO without InOrderInformers', async () => {
+    expect(await pops({ AtomicFIFO: false })).toEqual([
+      ['Replaced'],
+      ['Replaced'],
+      ['Added'],
+      ['Updated'],
+    ]);
+    // The DeltaFIFO keeps a key's changes together.
+    expect(await pops({ InOrderInformers: false })).toEqual([
+      ['Replaced'],
+      ['Replaced'],
+      ['Added', 'Updated'],
+    ]);
   });
 });
 

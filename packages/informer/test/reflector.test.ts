@@ -709,6 +709,31 @@ describe('Reflector with a streaming list (WatchList)', () => {
     await stop(h);
   });
 
+  it('asks again from the latest state when the server has not reached the version', async () => {
+    const h = start((s) => {
+      s.add('a', 1);
+      s.watchErrors.push(
+        new StatusError({
+          code: 504,
+          reason: 'Timeout',
+          message: 'Too large resource version: 9, current: 1',
+          details: {
+            causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+            retryAfterSeconds: 1,
+          },
+        }),
+      );
+    }, watchList);
+    await until(() => names(h.store).length === 1);
+    expect(h.source.callsOf('watch').map((o) => [o.sendInitialEvents, o.resourceVersion])).toEqual([
+      [true, ''],
+      [true, ''],
+    ]);
+    expect(h.source.callsOf('list')).toEqual([]);
+    expect(h.errors).toEqual([]);
+    await stop(h);
+  });
+
   it('asks again when the stream ends before its bookmark', async () => {
     const h = start((s) => {
       s.add('a', 1);

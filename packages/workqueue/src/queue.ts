@@ -175,7 +175,7 @@ class BasicQueue<T> implements Queue<T> {
   #drain = false;
   //#endregion queue-state
   /** Workers blocked in `get`, oldest first. They only wait while the queue is empty. */
-  readonly #getters: ((result: GetResult<T>) => void)[] = [];
+  readonly #getters = new FifoBuffer<(result: GetResult<T>) => void>();
   /** Callers blocked in `shutDownWithDrain`. */
   #drainers: (() => void)[] = [];
   readonly #metrics: QueueMetrics<T>;
@@ -273,7 +273,7 @@ class BasicQueue<T> implements Queue<T> {
     this.#metricsTicker?.stop();
     this.#metricsTicker = undefined;
     // Waiting workers only exist while the queue is empty, so all of them learn it is over.
-    for (const getter of this.#getters.splice(0)) getter([undefined, true]);
+    for (const getter of this.#getters.drain()) getter([undefined, true]);
     this.#wakeDrainers();
   }
 

@@ -1,11 +1,12 @@
 // The fan-out under the event broadcaster: apimachinery pkg/watch/mux.go
 // (Broadcaster, NewLongQueueBroadcaster with DropIfChannelFull, ActionOrDrop,
-// Watch, Shutdown, broadcasterWatcher). Channels become bounded arrays, and
+// Watch, Shutdown, broadcasterWatcher). Channels become bounded FIFO buffers, and
 // the distributing goroutine a microtask.
+import { FifoBuffer } from '../fifo-buffer.js';
 
 /** One subscriber: a bounded queue of its own, read with {@link BroadcastWatcher.next}. */
 export class BroadcastWatcher<T> {
-  readonly #queue: T[] = [];
+  readonly #queue = new FifoBuffer<T>();
   readonly #queueLength: number;
   readonly #onStop: () => void;
   #waiting: ((item: T | undefined) => void) | undefined;
@@ -41,7 +42,7 @@ export class BroadcastWatcher<T> {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#queue.length = 0;
+    this.#queue.clear();
     const wake = this.#waiting;
     this.#waiting = undefined;
     wake?.(undefined);
@@ -56,7 +57,7 @@ export class BroadcastWatcher<T> {
  */
 export class Broadcaster<T> {
   readonly #queueLength: number;
-  readonly #incoming: T[] = [];
+  readonly #incoming = new FifoBuffer<T>();
   readonly #watchers = new Set<BroadcastWatcher<T>>();
   #scheduled = false;
   #stopped = false;
@@ -94,13 +95,13 @@ export class Broadcaster<T> {
   shutdown(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#incoming.length = 0;
+    this.#incoming.clear();
     for (const w of [...this.#watchers]) w.stop();
   }
 
   #distribute(): void {
     this.#scheduled = false;
-    const items = this.#incoming.splice(0);
+    const items = this.#incoming.drain();
     for (const item of items) {
       for (const w of this.#watchers) w.offer(item);
     }

@@ -4,7 +4,7 @@
 // events of a watch from resourceVersion 0, bookmarks, the 410 for a compacted
 // resourceVersion). It is a queue the HTTP handler or the in-process client
 // drains; it never blocks the writer.
-import { StatusError, initialEventsEndAnnotation } from '@kcm-ts/apimachinery';
+import { FifoBuffer, StatusError, initialEventsEndAnnotation } from '@kcm-ts/apimachinery';
 import type { Clock, KubeObject, Timer, WatchEvent } from '@kcm-ts/apimachinery';
 import { tooLargeResourceVersion } from './storage.js';
 import type { Storage, StoredEvent } from './storage.js';
@@ -52,7 +52,7 @@ export const maxQueuedEvents = 10_000;
  * consumer falls 10,000 events behind.
  */
 export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
-  private readonly queue: WatchEvent<KubeObject>[] = [];
+  private readonly queue = new FifoBuffer<WatchEvent<KubeObject>>();
   private wake: (() => void) | undefined;
   private ended = false;
   private unsubscribe: (() => void) | undefined;
@@ -183,7 +183,7 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
    * @internal
    */
   take(): WatchEvent<KubeObject>[] {
-    return this.queue.splice(0);
+    return this.queue.drain();
   }
 
   private fail(err: unknown): void {
