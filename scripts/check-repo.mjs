@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Checks that the repo has the shape its README's "Repository layout" describes: every
 // package has the same files and package.json (the template below), depends only on
-// what the dependency table below allows, is in the docs site, and has a README with
-// the required sections; every chapter is a workspace named after its folder, listed,
+// what the dependency table below allows, has no run-time import cycle among its sources,
+// is in the docs site, and has a README with the required sections; every chapter is a workspace named after its folder, listed,
 // in order, in the course index (tutorials/README.md), and ends with the navigation
 // that scripts/snippets.mjs writes (chapter 0 also holds the course map).
 //
@@ -120,6 +120,71 @@ function importsIn(dir) {
   return found;
 }
 
+/**
+ * The import cycles among the .ts files under `dir`, each as the files around it, first to
+ * last. Only imports that stay at run time count: `import type` and `export type` are
+ * erased, while `import { type X }` is kept (verbatimModuleSyntax). In a cycle, which
+ * module sees the other's bindings uninitialised depends on which one is imported first.
+ */
+function importCyclesIn(dir) {
+  const files = [];
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const file = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) files.push(file);
+    }
+  };
+  walk(dir);
+  files.sort();
+  const resolve = (from, specifier) => {
+    const base = path.resolve(path.dirname(from), specifier);
+    const stem = base.replace(/\.[mc]?js$/, '');
+    for (const candidate of [`${stem}.ts`, `${stem}.tsx`, base, path.join(base, 'index.ts')]) {
+      if (files.includes(candidate)) return candidate;
+    }
+    return undefined;
+  };
+  const edges = new Map();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const targets = new Set();
+    const statements = [
+      ...text.matchAll(
+        /^(?:import|export)\b(?!\s+type\b)[^;]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/gm,
+      ),
+      ...text.matchAll(/^import\s*['"](\.{1,2}\/[^'"]+)['"]/gm),
+    ];
+    for (const m of statements) {
+      const target = resolve(file, m[1]);
+      if (target !== undefined) targets.add(target);
+    }
+    edges.set(file, [...targets].sort());
+  }
+  const cycles = [];
+  const seen = new Set();
+  const state = new Map(); // 1: on the path, 2: done
+  const stack = [];
+  const visit = (file) => {
+    state.set(file, 1);
+    stack.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === 1) {
+        const cycle = stack.slice(stack.indexOf(next));
+        const id = [...cycle].sort().join('\n');
+        if (!seen.has(id)) {
+          seen.add(id);
+          cycles.push(cycle);
+        }
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 2);
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
 const packageDirs = dirs('packages');
 const versions = Object.fromEntries(
   packageDirs
@@ -205,6 +270,14 @@ for (const dir of packageDirs) {
         else if (!(`@kcm-ts/${m[1]}` in declared))
           problem(file, `imports @kcm-ts/${m[1]}, which ${at} does not list in dependencies`);
       }
+    }
+  }
+
+  if (exists(where, 'src')) {
+    for (const cycle of importCyclesIn(path.join(root, where, 'src'))) {
+      const rel = (f) => path.relative(root, f).split(path.sep).join('/');
+      const names = [...cycle, cycle[0]].map((f) => path.basename(f));
+      problem(rel(cycle[0]), `import cycle: ${names.join(' → ')}`);
     }
   }
 

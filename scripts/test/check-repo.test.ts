@@ -110,6 +110,17 @@ describe('check-repo.mjs', () => {
       'packages/workqueue/package.json: keys out of order: version, name,',
     ],
     [
+      'a run-time import cycle inside a package',
+      (root) =>
+        writeFiles(root, {
+          'packages/workqueue/src/cycle-a.ts':
+            "import { b } from './cycle-b.js';\nexport const a = (): number => b() + 1;\n",
+          'packages/workqueue/src/cycle-b.ts':
+            "import {\n  type A,\n  a,\n} from './cycle-a.js';\nexport type { A };\nexport const b = (): number => a();\n",
+        }),
+      'packages/workqueue/src/cycle-a.ts: import cycle: cycle-a.ts → cycle-b.ts → cycle-a.ts',
+    ],
+    [
       'an import the dependency table forbids',
       (root) =>
         writeFiles(root, {
@@ -368,6 +379,17 @@ describe('check-repo.mjs', () => {
     expect(r.code).toBe(1);
     expect(r.lines.some((l) => l.startsWith(message) || l.includes(message))).toBe(true);
     expect(r.lines.at(-1)).toMatch(/^check-repo: \d+ problems?$/);
+  });
+
+  it('does not count type-only imports as a cycle', () => {
+    const root = copyOfRepo();
+    writeFiles(root, {
+      'packages/workqueue/src/cycle-a.ts':
+        "import type { B } from './cycle-b.js';\nexport interface A { b?: B }\nexport const a = 1;\n",
+      'packages/workqueue/src/cycle-b.ts':
+        "import { a } from './cycle-a.js';\nexport interface B { a: typeof a }\n",
+    });
+    expect(checkRepo(root).code).toBe(0);
   });
 
   it('checks docs/typedoc.json only when it exists', () => {
