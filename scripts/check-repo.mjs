@@ -137,11 +137,12 @@ function importCyclesIn(dir) {
   };
   walk(dir);
   files.sort();
+  const known = new Set(files);
   const resolve = (from, specifier) => {
     const base = path.resolve(path.dirname(from), specifier);
     const stem = base.replace(/\.[mc]?js$/, '');
     for (const candidate of [`${stem}.ts`, `${stem}.tsx`, base, path.join(base, 'index.ts')]) {
-      if (files.includes(candidate)) return candidate;
+      if (known.has(candidate)) return candidate;
     }
     return undefined;
   };

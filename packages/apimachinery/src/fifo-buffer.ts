@@ -66,7 +66,9 @@ export class FifoBuffer<T> implements Iterable<T> {
 
   /** Removes every item and returns them, first to last. */
   drain(): T[] {
-    const items = Array.from(this);
+    const items = new Array<T>(this.#length);
+    for (let i = 0; i < this.#length; i++)
+      items[i] = this.#ring[(this.#head + i) & this.#mask] as T;
     this.clear();
     return items;
   }
