@@ -75,6 +75,7 @@ export {
   newRequirement,
   nothing,
   parseSelector,
+  selectorRequirements,
   selectorFromSet,
 } from './labels.js';
 export type {
@@ -90,6 +91,7 @@ export {
   fieldSelectorFromSet,
   oneTermEqualSelector,
   parseFieldSelector,
+  fieldSelectorRequirements,
   unescapeFieldValue,
 } from './fields.js';
 export type { FieldRequirement, FieldSelector, Fields } from './fields.js';

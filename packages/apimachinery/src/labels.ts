@@ -449,21 +449,38 @@ function isSpecialSymbol(ch: string): boolean {
  * @category Labels
  */
 export function lexSelector(selector: string): SelectorToken[] {
-  // selector.go, Lexer.Lex. Unlike Go, a NUL character is an ordinary character
-  // here: Go's lexer takes it for the end of the input and ignores the rest.
+  const lexer = new Lexer(selector);
   const tokens: SelectorToken[] = [];
-  let i = 0;
   for (;;) {
+    const tok = lexer.next();
+    tokens.push(tok);
+    if (tok.kind === 'endOfString') return tokens;
+  }
+}
+
+// selector.go, Lexer.Lex, one token at a time, so that a parser reading a
+// long selector lexes only as far as it has read. Unlike Go, a NUL character
+// is an ordinary character here: Go's lexer takes it for the end of the
+// input and ignores the rest.
+class Lexer {
+  #i = 0;
+
+  constructor(private readonly selector: string) {}
+
+  next(): SelectorToken {
+    const selector = this.selector;
+    let i = this.#i;
     while (i < selector.length && isWhitespace(selector[i]!)) i++;
     if (i >= selector.length) {
-      tokens.push({ kind: 'endOfString', literal: '', position: i });
-      return tokens;
+      this.#i = i;
+      return { kind: 'endOfString', literal: '', position: i };
     }
     const start = i;
+    let tok: SelectorToken;
     if (isSpecialSymbol(selector[i]!)) {
       const two = selector.slice(i, i + 2);
       const literal = two === '==' || two === '!=' ? two : selector[i]!;
-      tokens.push({ kind: symbolTokens[literal]!, literal, position: start });
+      tok = { kind: symbolTokens[literal]!, literal, position: start };
       i += literal.length;
     } else {
       while (i < selector.length && !isSpecialSymbol(selector[i]!) && !isWhitespace(selector[i]!)) {
@@ -471,8 +488,10 @@ export function lexSelector(selector: string): SelectorToken[] {
       }
       const literal = selector.slice(start, i);
       const kind = literal === 'in' ? 'in' : literal === 'notin' ? 'notIn' : 'identifier';
-      tokens.push({ kind, literal, position: start });
+      tok = { kind, literal, position: start };
     }
+    this.#i = i;
+    return tok;
   }
 }
 
@@ -496,16 +515,17 @@ function requirementError(tok: SelectorToken, expected: string): Error {
 }
 
 class Parser {
-  readonly #tokens: SelectorToken[];
-  #position = 0;
+  readonly #lexer: Lexer;
+  /** The next token, read but not consumed. */
+  #next: SelectorToken;
 
   constructor(selector: string) {
-    this.#tokens = lexSelector(selector);
+    this.#lexer = new Lexer(selector);
+    this.#next = this.#lexer.next();
   }
 
   #lookahead(context: ParserContext): SelectorToken {
-    // The last token is always endOfString, and nothing consumes past it.
-    const tok = this.#tokens[Math.min(this.#position, this.#tokens.length - 1)]!;
+    const tok = this.#next;
     return context === 'values' && (tok.kind === 'in' || tok.kind === 'notIn')
       ? { ...tok, kind: 'identifier' }
       : tok;
@@ -513,22 +533,22 @@ class Parser {
 
   #consume(context: ParserContext): SelectorToken {
     const tok = this.#lookahead(context);
-    this.#position++;
+    // Nothing consumes past the end: it stays the next token.
+    if (this.#next.kind !== 'endOfString') this.#next = this.#lexer.next();
     return tok;
   }
 
-  parse(): Requirement[] {
-    // selector.go, Parser.parse
-    const requirements: Requirement[] = [];
+  /** selector.go, Parser.parse: the requirements one at a time, in the order written. */
+  *requirements(): Generator<Requirement, void, undefined> {
     for (;;) {
       const tok = this.#lookahead('values');
-      if (tok.kind === 'endOfString') return requirements;
+      if (tok.kind === 'endOfString') return;
       if (tok.kind !== 'identifier' && tok.kind !== 'doesNotExist') {
         throw new Error(`${found(tok)}, expected: !, identifier, or end of string`);
       }
-      requirements.push(this.#parseRequirement());
+      yield this.#parseRequirement();
       const next = this.#consume('values');
-      if (next.kind === 'endOfString') return requirements;
+      if (next.kind === 'endOfString') return;
       if (next.kind !== 'comma') {
         throw new Error(`${found(next)}, expected: ',' or end of string`);
       }
@@ -684,8 +704,21 @@ class Parser {
  */
 export function parseSelector(selector: string): Selector {
   // selector.go, Parse
-  const requirements = new Parser(selector).parse();
+  const requirements = [...new Parser(selector).requirements()];
   return new InternalSelector(Object.freeze(requirements.sort(byKey)));
+}
+
+/**
+ * The requirements of a label selector one at a time, in the order they are
+ * written, each validated as {@link parseSelector} validates it; reading
+ * throws the error `parseSelector` would, once it reaches the fault. For a
+ * caller that must not spend long on one selector at a stretch (a server
+ * reading one of many thousand terms), or that needs only some of them.
+ *
+ * @category Labels
+ */
+export function selectorRequirements(selector: string): Generator<Requirement, void, undefined> {
+  return new Parser(selector).requirements();
 }
 
 //#endregion parser

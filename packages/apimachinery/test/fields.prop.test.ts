@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   escapeFieldValue,
+  fieldSelectorRequirements,
   parseFieldSelector,
   unescapeFieldValue,
   type FieldRequirement,
@@ -114,5 +115,53 @@ describe('parseFieldSelector properties', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('fieldSelectorRequirements', () => {
+  const fragment = fc.constantFrom(
+    'a',
+    'b',
+    'x',
+    '=',
+    '!=',
+    '==',
+    ',',
+    '\\',
+    '\\,',
+    '\\=',
+    '\\\\',
+    '',
+  );
+
+  it('yields what parseFieldSelector holds, and throws its error, for any input', () => {
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 14 }), (parts) => {
+        const selector = parts.join('');
+        const run = (f: () => FieldRequirement[]) => {
+          try {
+            return {
+              terms: f()
+                .map((t) => JSON.stringify(t))
+                .sort(),
+            };
+          } catch (err) {
+            return { error: (err as Error).message };
+          }
+        };
+        const whole = run(() => [...parseFieldSelector(selector).requirements()]);
+        const stream = run(() => [...fieldSelectorRequirements(selector)]);
+        expect(stream).toEqual(whole);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('yields the terms in the order they are written', () => {
+    expect([...fieldSelectorRequirements('b=1,a!=2,,c==3')]).toEqual([
+      { field: 'b', operator: '=', value: '1' },
+      { field: 'a', operator: '!=', value: '2' },
+      { field: 'c', operator: '=', value: '3' },
+    ]);
   });
 });

@@ -4,7 +4,12 @@
 // do anything but return a selector or throw an Error.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSelector, type Labels, type SelectionOperator } from '../src/index.js';
+import {
+  parseSelector,
+  selectorRequirements,
+  type Labels,
+  type SelectionOperator,
+} from '../src/index.js';
 
 const KEYS = ['app', 'tier', 'x', 'in', 'notin', 'example.com/team', 'a.b_c-D9'];
 const VALUES = ['', 'web', 'db', 'in', 'notin', 'v1.2', 'A_b', '0', '7', '42'];
@@ -193,5 +198,57 @@ describe('parseSelector properties', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('selectorRequirements', () => {
+  const fragment = fc.constantFrom(
+    'a',
+    'b',
+    '!',
+    '=',
+    '!=',
+    ',',
+    ' ',
+    '(',
+    ')',
+    'in',
+    'notin',
+    '>',
+    '1',
+    'x',
+  );
+
+  it('reads as parseSelector does, one requirement at a time, for any input', () => {
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 14 }), (parts) => {
+        const selector = parts.join('');
+        const run = (f: () => unknown[]) => {
+          try {
+            return {
+              terms: f()
+                .map((t) => JSON.stringify(t))
+                .sort(),
+            };
+          } catch (err) {
+            return { error: (err as Error).message };
+          }
+        };
+        expect(run(() => [...selectorRequirements(selector)])).toEqual(
+          run(() => [...parseSelector(selector).requirements()]),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('yields the requirements in the order they are written, lexing no further than it has read', () => {
+    const reqs = selectorRequirements('b=1,a,!c,d');
+    expect(reqs.next().value).toEqual({ key: 'b', operator: '=', values: ['1'] });
+    expect(reqs.next().value).toEqual({ key: 'a', operator: 'exists', values: [] });
+    // A fault further on is met only when reading reaches it.
+    const faulty = selectorRequirements('a,b,==');
+    expect(faulty.next().value).toMatchObject({ key: 'a' });
+    expect(() => [...faulty]).toThrow(/found '==' at position 4/);
   });
 });

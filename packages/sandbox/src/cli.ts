@@ -13,7 +13,8 @@ import type { Logger, LogValues } from '@kcm-ts/apimachinery';
 const usage = `Usage: kcm-ts-sandbox [--port N] [--kubeconfig-out FILE] [--data-dir DIR | --ephemeral] [--insecure-http] [--history-window N] [--nodes N]
 
   --port N              port on 127.0.0.1 (default 6443; 0 picks a free one)
-  --kubeconfig-out FILE where to write the kubeconfig (default .kcm-ts/kubeconfig)
+  --kubeconfig-out FILE where to write the admin's kubeconfig (default .kcm-ts/kubeconfig);
+                        the controller manager's goes beside it, as controller-manager.conf
   --data-dir DIR        where the cluster's objects, CA and token are kept across restarts (default .kcm-ts)
   --ephemeral           keep nothing: the cluster lives in memory and is gone when it stops
   --insecure-http       serve plain HTTP instead of HTTPS
@@ -102,6 +103,12 @@ async function main(): Promise<void> {
     logger: stderrLogger(),
   }).catch((err: unknown) => startFailed(err, port));
   await sandbox.writeKubeconfig(kubeconfigOut);
+  // As kubeadm writes /etc/kubernetes/controller-manager.conf: for
+  // `kcm-ts controller-manager --kubeconfig` against this sandbox.
+  await sandbox.writeKubeconfig(
+    path.join(path.dirname(kubeconfigOut), 'controller-manager.conf'),
+    'kube-controller-manager',
+  );
   const relative = (file: string): string => path.relative(process.cwd(), file) || file;
   const state = dataDir ? `state in ${relative(dataDir)}` : 'in memory';
   process.stdout.write(

@@ -1,11 +1,12 @@
 // Starting and stopping a sandbox: the registry, an HTTPS (or HTTP) server
 // on 127.0.0.1 in front of it, the certificates and token its clients need,
 // and in-process clients for tests that want no sockets at all.
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Clock, KubeObject, Logger, ResourceClient } from '@kcm-ts/apimachinery';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { TokenAuthenticator } from './apiserver/authn.js';
+import { TokenAuthenticator, controllerManagerUser } from './apiserver/authn.js';
+import type { StaticToken } from './apiserver/authn.js';
 import { ContainerLogs } from './node/container-logs.js';
 import type { DataDir } from './edge/data-dir.js';
 import { createListener } from './edge/listener.js';
@@ -76,6 +77,13 @@ export interface SandboxOptions {
    */
   idleTimeout?: number;
   /**
+   * How long a request other than a watch or log stream may take, in ms,
+   * before it is answered 504 Timeout (default 60000: kube-apiserver's
+   * `--request-timeout`). A request waits for a seat of its priority level
+   * for at most a quarter of it, then gets 429.
+   */
+  requestTimeout?: number;
+  /**
    * Empty and finalize deleted namespaces in the sandbox itself (default
    * true). Set it false when a namespace controller runs against the
    * sandbox, as kube-controller-manager's does against kube-apiserver: a
@@ -123,10 +131,18 @@ export interface Sandbox {
   readonly token: string;
   /** The CA certificate (PEM) clients must trust; `undefined` over plain HTTP. */
   readonly caCert: string | undefined;
-  /** A kubeconfig for this sandbox, as YAML. */
+  /** A kubeconfig for this sandbox, as YAML; its user is the admin, `kubernetes-admin`. */
   readonly kubeconfig: string;
   /** The same kubeconfig as an object (for `KubeConfig.loadFromOptions` and friends). */
   readonly kubeconfigObject: Record<string, unknown>;
+  /**
+   * A kubeconfig object for one of the cluster's own components, as kubeadm
+   * writes `controller-manager.conf`: `kube-controller-manager` is the user
+   * `system:kube-controller-manager`, whose requests priority and fairness
+   * serves on levels of their own (leader election, workload-high), so that
+   * no user's traffic can starve its Lease renewals.
+   */
+  componentKubeconfigObject(component: 'kube-controller-manager'): Record<string, unknown>;
   /** The registry behind the server: the same objects, without HTTP. */
   readonly registry: Registry;
   /**
@@ -152,8 +168,11 @@ export interface Sandbox {
     resource: string,
     opts?: SandboxClientOptions,
   ): ResourceClient<PartialObjectMetadata>;
-  /** Writes the kubeconfig to `file` with mode 0600. */
-  writeKubeconfig(file: string): Promise<void>;
+  /**
+   * Writes the kubeconfig to `file` with mode 0600: the admin's, or with
+   * `component` that component's (see {@link Sandbox.componentKubeconfigObject}).
+   */
+  writeKubeconfig(file: string, component?: 'kube-controller-manager'): Promise<void>;
   /**
    * The fault lab: failures, conflicts, latency, dropped and hung watches,
    * compaction and request counts, for tests that prove clients survive them.
@@ -206,38 +225,59 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
 async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<Sandbox> {
   const token = kept?.token ?? opts.token ?? randomBytes(24).toString('base64url');
-  const registry = newRegistry(opts, kept, token);
+  const components = componentTokens(token);
+  const registry = newRegistry(opts, kept, token, components);
   // Certificates follow the real time, whatever clock the registry keeps.
   const certs = opts.insecureHttp
     ? undefined
     : (kept?.certificates(new Date()) ?? makeCertificates());
   const faults = new FaultLab(registry.clock, () => registry.storage.compact());
   const logs = new ContainerLogs();
-  const server = await startServer(registry, opts, { token, certs, faults, logs });
+  const server = await startServer(registry, opts, { token, components, certs, faults, logs });
   const cluster = await startNodes(registry, logs, opts).catch(async (err: unknown) => {
     await server.close();
     throw err;
   });
   ensureKubernetesService(registry, server.port);
   server.setAddress(`127.0.0.1:${server.port}`);
-  return sandboxHandle({ registry, token, certs, faults, server, cluster, kept });
+  return sandboxHandle({ registry, token, components, certs, faults, server, cluster, kept });
+}
+
+/**
+ * The tokens of the cluster's components, derived from the admin's so that
+ * a kept data directory needs no more secrets and a component's kubeconfig
+ * does not hold the admin's token.
+ */
+function componentTokens(token: string): StaticToken[] {
+  return [
+    {
+      token: createHmac('sha256', token).update(controllerManagerUser.username).digest('base64url'),
+      user: controllerManagerUser,
+    },
+  ];
 }
 
 /** The registry of a sandbox, on its kept state if it has a data directory. */
-function newRegistry(opts: SandboxOptions, kept: DataDir | undefined, token: string): Registry {
+function newRegistry(
+  opts: SandboxOptions,
+  kept: DataDir | undefined,
+  token: string,
+  components: readonly StaticToken[],
+): Registry {
   return new Registry({
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.historyWindow !== undefined ? { historyWindow: opts.historyWindow } : {}),
     ...(opts.bookmarkInterval !== undefined ? { bookmarkInterval: opts.bookmarkInterval } : {}),
     ...(opts.finishNamespaces !== undefined ? { finishNamespaces: opts.finishNamespaces } : {}),
     ...(kept ? { backend: kept.backend } : {}),
-    reviewer: new Reviewer(new TokenAuthenticator(token)),
+    reviewer: new Reviewer(new TokenAuthenticator(token, components)),
   });
 }
 
 /** What the server in front of the registry needs besides it. */
 interface ServerParts {
   token: string;
+  components: readonly StaticToken[];
   certs: SandboxCertificates | undefined;
   faults: FaultLab;
   logs: ContainerLogs;
@@ -264,6 +304,8 @@ async function startServer(
   let serverAddress = '127.0.0.1:0';
   const handler = apiHandler(registry, {
     token: parts.token,
+    tokens: parts.components,
+    ...(opts.requestTimeout !== undefined ? { requestTimeout: opts.requestTimeout } : {}),
     faults: parts.faults,
     podLogs: parts.logs,
     get serverAddress() {
@@ -296,17 +338,23 @@ async function startServer(
 function sandboxHandle(parts: {
   registry: Registry;
   token: string;
+  components: readonly StaticToken[];
   certs: SandboxCertificates | undefined;
   faults: FaultLab;
   server: RunningServer;
   cluster: { nodes: string[]; stop: () => Promise<void> };
   kept: DataDir | undefined;
 }): Sandbox {
-  const { registry, token, certs, faults, server, cluster, kept } = parts;
+  const { registry, token, components, certs, faults, server, cluster, kept } = parts;
   const port = server.port;
   const url = `${certs ? 'https' : 'http'}://127.0.0.1:${port}`;
   const params = { server: url, token, ...(certs ? { caCert: certs.caCert } : {}) };
   const withFaults = (o?: SandboxClientOptions) => (o?.faults ? { faults } : {});
+  const componentParams = (component: 'kube-controller-manager') => {
+    const found = components.find((c) => c.user.username === `system:${component}`);
+    if (!found) throw new RangeError(`no kubeconfig for the component ${String(component)}`);
+    return { ...params, token: found.token, name: `kcm-ts-${component}` };
+  };
   let stopped: Promise<void> | undefined;
   return {
     url,
@@ -315,12 +363,14 @@ function sandboxHandle(parts: {
     caCert: certs?.caCert,
     kubeconfig: kubeconfigYaml(params),
     kubeconfigObject: kubeconfigObject(params),
+    componentKubeconfigObject: (component) => kubeconfigObject(componentParams(component)),
     registry,
     client: <T extends KubeObject>(group: string, resource: string, o?: SandboxClientOptions) =>
       inProcessClient<T>(registry, registry.resource(group, resource), withFaults(o)),
     metadataClient: (group: string, resource: string, o?: SandboxClientOptions) =>
       inProcessMetadataClient(registry, registry.resource(group, resource), withFaults(o)),
-    writeKubeconfig: (file: string) => writeKubeconfig(file, params),
+    writeKubeconfig: (file: string, component?: 'kube-controller-manager') =>
+      writeKubeconfig(file, component ? componentParams(component) : params),
     faults,
     nodes: cluster.nodes,
     async restart(whileDown) {

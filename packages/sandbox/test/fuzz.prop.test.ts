@@ -1,7 +1,8 @@
 // A fuzzer for the HTTP face of the sandbox: thousands of generated requests
 // across paths (dot segments, bad escapes, unknown resources), methods,
 // headers (Accept, Content-Type, Authorization), query parameters, bodies
-// (JSON, YAML with aliases, patches, garbage) and encodings. Whatever comes,
+// (JSON, YAML with aliases, patches, DeleteOptions of confused types,
+// garbage) and encodings. Whatever comes,
 // the process keeps running, nothing answers 5xx but the injected fault and
 // the two etcd errors kube-apiserver passes on, and the seeded objects stay
 // exactly as they were.
@@ -164,6 +165,7 @@ const queryKey = fc.constantFrom(
 const queryValue = fc.oneof(
   fc.constantFrom('true', 'True', '0', 'false', '', '1', '-1', '5', '1e3', '99999999999999999999'),
   fc.constantFrom('All', 'Strict', 'Warn', 'Object', 'None', 'Metadata', 'Exact', 'NotOlderThan'),
+  fc.constantFrom('Al', 'Orphan', 'Sideways', '9223372036854775807', '1.5'),
   fc.constantFrom(
     'app=x',
     'app in (a,b)',
@@ -255,7 +257,29 @@ const aliasBomb = fc.integer({ min: 2, max: 9 }).map((n) => {
     );
   return lines.join('\n');
 });
+// DeleteOptions, and the options of other verbs, with each field of the
+// right type or of a wrong one: a delete must decode them or refuse.
+const confused = fc.oneof(
+  fc.jsonValue({ maxDepth: 1 }),
+  fc.constantFrom('All', ['All'], ['Al'], 0, -1, 1.5, 2 ** 63, true, 'Orphan', null),
+);
+const optionsBody = fc
+  .record(
+    {
+      kind: fc.constantFrom('DeleteOptions', 'Pod', 7),
+      apiVersion: fc.constantFrom('v1', 'meta.k8s.io/v1', []),
+      gracePeriodSeconds: confused,
+      preconditions: fc.oneof(confused, fc.record({ uid: confused, resourceVersion: confused })),
+      orphanDependents: confused,
+      propagationPolicy: fc.oneof(confused, fc.constantFrom('Foreground', 'Background')),
+      dryRun: confused,
+    },
+    { requiredKeys: [] },
+  )
+  .map((o) => Buffer.from(JSON.stringify(o)));
+
 const body: fc.Arbitrary<Buffer | undefined> = fc.oneof(
+  { weight: 2, arbitrary: optionsBody },
   { weight: 3, arbitrary: fc.constant(undefined) },
   { weight: 4, arbitrary: kubeObject.map((o) => Buffer.from(JSON.stringify(o))) },
   { weight: 2, arbitrary: jsonPatchOps.map((o) => Buffer.from(JSON.stringify(o))) },

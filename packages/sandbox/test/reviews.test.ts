@@ -1,6 +1,6 @@
 // TokenReview and SubjectAccessReview, as a component with delegated
 // authentication and authorization calls them: the sandbox's token is the
-// admin in system:masters, allowed everything; anything else is not
+// admin (kind's kubernetes-admin, in kubeadm:cluster-admins), allowed everything; anything else is not
 // authenticated or not allowed, with kube-apiserver's answer shapes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/index.js';
@@ -31,7 +31,7 @@ const sar = (spec: Record<string, unknown>, metadata?: Record<string, unknown>) 
   });
 
 describe('TokenReview', () => {
-  it('authenticates the sandbox token as the admin in system:masters', async () => {
+  it("authenticates the sandbox token as kind's admin, and the controller manager's as its own user", async () => {
     const res = await call(sandbox, 'POST', TOKENREVIEWS, {
       body: tokenReview({ token: sandbox.token }),
     });
@@ -43,9 +43,24 @@ describe('TokenReview', () => {
       spec: { token: sandbox.token },
       status: {
         authenticated: true,
-        user: { username: 'kcm-ts-admin', groups: ['system:masters', 'system:authenticated'] },
+        user: {
+          username: 'kubernetes-admin',
+          groups: ['kubeadm:cluster-admins', 'system:authenticated'],
+        },
         audiences: ['https://kubernetes.default.svc.cluster.local'],
       },
+    });
+    const kubeconfig = sandbox.componentKubeconfigObject('kube-controller-manager') as {
+      users: { user: { token: string } }[];
+    };
+    const managerToken = kubeconfig.users[0]!.user.token;
+    expect(managerToken).not.toBe(sandbox.token);
+    const manager = await call(sandbox, 'POST', TOKENREVIEWS, {
+      body: tokenReview({ token: managerToken }),
+    });
+    expect(manager.json().status.user).toEqual({
+      username: 'system:kube-controller-manager',
+      groups: ['system:authenticated'],
     });
   });
 
@@ -83,13 +98,17 @@ describe('TokenReview', () => {
 });
 
 describe('SubjectAccessReview', () => {
-  it('allows system:masters and the admin, and no one else, saying why', async () => {
+  it('allows system:masters, kubeadm:cluster-admins and the admin, and no one else, saying why', async () => {
     const attrs = { resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } };
     const admin = await call(sandbox, 'POST', SARS, {
-      body: sar({ ...attrs, user: 'kcm-ts-admin', groups: ['system:masters'] }),
+      body: sar({ ...attrs, user: 'kubernetes-admin', groups: ['kubeadm:cluster-admins'] }),
     });
     expect(admin.status).toBe(201);
     expect(admin.json().status).toEqual({ allowed: true });
+    const byName = await call(sandbox, 'POST', SARS, {
+      body: sar({ ...attrs, user: 'kubernetes-admin' }),
+    });
+    expect(byName.json().status).toEqual({ allowed: true });
     const master = await call(sandbox, 'POST', SARS, {
       body: sar({
         nonResourceAttributes: { path: '/metrics', verb: 'get' },
@@ -106,7 +125,9 @@ describe('SubjectAccessReview', () => {
     });
     expect(other.status).toBe(201);
     expect(other.json().status.allowed).toBe(false);
-    expect(other.json().status.reason).toMatch(/system:masters/);
+    expect(other.json().status.reason).toBe(
+      'the kcm-ts sandbox grants access only to the groups system:masters and kubeadm:cluster-admins and the user kubernetes-admin',
+    );
     expect(other.json().spec.user).toBe('system:serviceaccount:default:x');
   });
 

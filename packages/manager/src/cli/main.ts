@@ -10,6 +10,7 @@ import { createClient, newDiscoveryClient } from '@kcm-ts/client';
 import { LeaderElectionLostError } from '@kcm-ts/leader-election';
 import { startSandbox, stopWhenLauncherExits, type Sandbox } from '@kcm-ts/sandbox';
 import { run } from '../controller-manager.js';
+import { newManagerMetrics } from '../metrics/prometheus.js';
 import { isControllerEnabled, names } from '../controller-descriptors.js';
 import { newLogger } from '../logging/logger.js';
 import { FlagError, flagUsages, parseFlags, type FlagSpec } from './flags.js';
@@ -239,39 +240,65 @@ async function up(argv: string[]): Promise<void> {
   }
   await mkdir(path.dirname(kubeconfigOut), { recursive: true });
   await sandbox.writeKubeconfig(kubeconfigOut);
-  const client = createClient(sandbox.kubeconfigObject);
+  // The manager is its own user, as kubeadm's controller-manager.conf makes
+  // it: priority and fairness then keeps its Lease renewals and its reads
+  // apart from what users send.
+  const client = createClient(sandbox.componentKubeconfigObject('kube-controller-manager'));
   const discovery = newDiscoveryClient(client.kubeconfig);
   const relative = path.relative(process.cwd(), kubeconfigOut) || kubeconfigOut;
   const state = dataDir
     ? `state in ${path.relative(process.cwd(), dataDir) || dataDir}`
     : 'in memory';
   let metricsUrl = '';
+  let started = false;
   const signal = stopSignal(() => process.stdout.write('kcm-ts stopping\n'));
+  // One registry for every term of leadership, so the metrics go on.
+  const metrics = newManagerMetrics();
   try {
-    await run(
-      {
-        config,
-        apiServer: {
-          source: client,
-          discovery,
-          host: new URL(sandbox.url).host,
-          healthz: (s) => discovery.healthz(s),
-        },
-        version,
-        logger,
-        onServing: (server) => (metricsUrl = `${server.url}/metrics`),
-        onControllersStarted: (started) => {
-          process.stdout.write(
-            `kcm-ts ready: kubectl --kubeconfig ${relative} get pods` +
-              ` (API server ${sandbox.url}, ${nodes} node${nodes === 1 ? '' : 's'},` +
-              ` ${state},` +
-              ` controllers: ${started.join(', ') || 'none'}` +
-              `${metricsUrl ? `, metrics ${metricsUrl}` : ''})\n`,
-          );
-        },
-      },
-      signal,
-    );
+    for (;;) {
+      try {
+        await run(
+          {
+            config,
+            apiServer: {
+              source: client,
+              discovery,
+              host: new URL(sandbox.url).host,
+              healthz: (s) => discovery.healthz(s),
+            },
+            version,
+            logger,
+            metrics,
+            onServing: (server) => (metricsUrl = `${server.url}/metrics`),
+            onControllersStarted: (names) => {
+              if (started) {
+                logger.info('Leading again: the controllers run', { controllers: names });
+                return;
+              }
+              started = true;
+              process.stdout.write(
+                `kcm-ts ready: kubectl --kubeconfig ${relative} get pods` +
+                  ` (API server ${sandbox.url}, ${nodes} node${nodes === 1 ? '' : 's'},` +
+                  ` ${state},` +
+                  ` controllers: ${names.join(', ') || 'none'}` +
+                  `${metricsUrl ? `, metrics ${metricsUrl}` : ''})\n`,
+              );
+            },
+          },
+          signal,
+        );
+        return;
+      } catch (err) {
+        // kube-controller-manager exits when it loses its Lease, and its
+        // supervisor starts it again; here the API server and nodes share
+        // the process, so only the manager stops, and it campaigns again.
+        if (!(err instanceof LeaderElectionLostError) || signal.aborted) throw err;
+        logger.error(
+          undefined,
+          'Lost the leader election: the controllers stopped; the API server keeps serving while the manager campaigns again',
+        );
+      }
+    }
   } finally {
     await sandbox.stop();
   }

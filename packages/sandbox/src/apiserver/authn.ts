@@ -1,9 +1,11 @@
-// Who a request is: the sandbox's one bearer token, read as kube-apiserver's
+// Who a request is: the sandbox's bearer tokens, read as kube-apiserver's
 // bearer token authenticator reads the Authorization header
 // (staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/
 // bearertoken.go, AuthenticateRequest) and checked as a static token file
-// would check it (.../authentication/token/tokenfile). The token's user is
-// the cluster admin, in `system:masters` as kubeadm's admin is. The
+// would check them (.../authentication/token/tokenfile). The main token's
+// user is the cluster admin as kind's kubeconfig has it since kubeadm 1.29:
+// `kubernetes-admin` in `kubeadm:cluster-admins`; the controller manager
+// has a token of its own, as kubeadm's controller-manager.conf gives it. The
 // comparison is Go's crypto/subtle ConstantTimeCompare, written out so that
 // the registry (which authenticates TokenReviews) needs no `node:` module.
 
@@ -20,11 +22,20 @@ export interface UserInfo {
   groups: string[];
 }
 
-/** The user the sandbox's token authenticates as. */
+/** The user the sandbox's token authenticates as: kind's admin. */
 export const sandboxAdmin: Readonly<UserInfo> = Object.freeze({
-  username: 'kcm-ts-admin',
-  groups: Object.freeze(['system:masters', 'system:authenticated']) as string[],
+  username: 'kubernetes-admin',
+  groups: Object.freeze(['kubeadm:cluster-admins', 'system:authenticated']) as string[],
 });
+
+/** The user of the controller manager's token, as in kubeadm's controller-manager.conf. */
+export const controllerManagerUser: Readonly<UserInfo> = Object.freeze({
+  username: 'system:kube-controller-manager',
+  groups: Object.freeze(['system:authenticated']) as string[],
+});
+
+/** The groups a SubjectAccessReview allows everything: kubeadm's admins and the privileged group. */
+export const adminGroups: readonly string[] = ['system:masters', 'kubeadm:cluster-admins'];
 
 /** The audience kube-apiserver's tokens are for when no other is configured. */
 export const apiAudiences: readonly string[] = ['https://kubernetes.default.svc.cluster.local'];
@@ -44,23 +55,38 @@ export function bearerToken(header: string | undefined): string | undefined {
   return token === '' ? undefined : token;
 }
 
+/** A token and the user it authenticates as: one line of a static token file. */
+export interface StaticToken {
+  token: string;
+  user: UserInfo;
+}
+
 /**
- * Checks tokens against the sandbox's one token, in constant time. With no
- * token configured every request is the admin, as the sandbox has always
- * allowed.
+ * Checks tokens against the sandbox's tokens, each in constant time: the
+ * main one (the admin's) and any others. With no main token configured
+ * every request is the admin, as the sandbox has always allowed.
  */
 export class TokenAuthenticator {
-  readonly #expected: Uint8Array | undefined;
+  readonly #tokens: { token: Uint8Array; user: UserInfo }[];
+  readonly #open: boolean;
 
-  constructor(token: string | undefined) {
-    this.#expected = token ? utf8.encode(token) : undefined;
+  constructor(token: string | undefined, others: readonly StaticToken[] = []) {
+    this.#open = !token;
+    this.#tokens = [
+      ...(token ? [{ token: utf8.encode(token), user: sandboxAdmin }] : []),
+      ...others.map((o) => ({ token: utf8.encode(o.token), user: o.user })),
+    ];
   }
 
-  /** The user of `token`, or `undefined` if it is not the sandbox's. */
+  /** The user of `token`, or `undefined` if it is none of the sandbox's. */
   authenticateToken(token: string | undefined): UserInfo | undefined {
-    if (!this.#expected) return sandboxAdmin;
+    if (this.#open) return sandboxAdmin;
     if (token === undefined) return undefined;
-    return constantTimeEqual(utf8.encode(token), this.#expected) ? sandboxAdmin : undefined;
+    const bytes = utf8.encode(token);
+    let found: UserInfo | undefined;
+    // Every token is compared, so the time taken says nothing about which matched.
+    for (const t of this.#tokens) if (constantTimeEqual(bytes, t.token)) found ??= t.user;
+    return found;
   }
 
   /** The user of a request's Authorization header, or `undefined`. */

@@ -1,8 +1,11 @@
-// A cap on requests being served at once, as kube-apiserver's
+// What bounds the requests being served at once. kube-apiserver's
 // --max-requests-inflight (400) and --max-mutating-requests-inflight (200)
-// set it (staging/src/k8s.io/apiserver/pkg/server/filters/maxinflight.go,
-// WithMaxInFlightLimit): long-running requests (watches, logs, exec) are not
-// counted, and a request over the cap is answered 429 with Retry-After: 1.
+// no longer cap each kind of request on their own: with priority and
+// fairness their sum is the server's concurrency, shared among the priority
+// levels (./flowcontrol/). Long-running requests (watches, logs, exec) hold
+// no seat (server/options/server_run_options.go's long-running check), and a
+// request refused is answered 429 with Retry-After as
+// filters/priority-and-fairness.go's tooManyRequests writes it.
 import type { ServerResponse } from 'node:http';
 
 /**
@@ -11,9 +14,9 @@ import type { ServerResponse } from 'node:http';
  * @category Server
  */
 export interface InFlightLimits {
-  /** Requests that only read (get, list); kube's default is 400. */
+  /** kube's --max-requests-inflight, default 400. */
   readOnly: number;
-  /** Requests that write; kube's default is 200. */
+  /** kube's --max-mutating-requests-inflight, default 200. */
   mutating: number;
 }
 
@@ -27,7 +30,7 @@ export const defaultInFlightLimits: Readonly<InFlightLimits> = Object.freeze({
 // subresources hold their connection open as long as the client wants.
 const longRunningSubresources = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 
-/** True for a request the cap does not count: a watch, or a streaming subresource. */
+/** True for a request that holds no seat: a watch, or a streaming subresource. */
 export function isLongRunning(verb: string, subresource: string | undefined): boolean {
   return (
     verb === 'watch' ||
@@ -36,41 +39,13 @@ export function isLongRunning(verb: string, subresource: string | undefined): bo
   );
 }
 
-/** Counts requests in flight, read-only and mutating apart. */
-export class InFlightLimiter {
-  #readOnly = 0;
-  #mutating = 0;
-
-  constructor(private readonly limits: InFlightLimits = defaultInFlightLimits) {}
-
-  /**
-   * Admits a request with `verb` (get, list and watch read; anything else
-   * writes). Returns the function to call once it is answered, or
-   * `undefined` when the cap is reached.
-   */
-  admit(verb: string): (() => void) | undefined {
-    const mutating = !['get', 'list', 'watch'].includes(verb);
-    if (mutating ? this.#mutating >= this.limits.mutating : this.#readOnly >= this.limits.readOnly)
-      return undefined;
-    if (mutating) this.#mutating++;
-    else this.#readOnly++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (mutating) this.#mutating--;
-      else this.#readOnly--;
-    };
-  }
-}
-
-/** maxinflight.go's tooManyRequests: Go's http.Error, plain text. */
-export function sendTooManyRequests(res: ServerResponse): void {
+/** priority-and-fairness.go's tooManyRequests: Go's http.Error, plain text. */
+export function sendTooManyRequests(res: ServerResponse, retryAfter: number): void {
   const text = 'Too many requests, please try again later.\n';
   res.writeHead(429, {
     'Content-Type': 'text/plain; charset=utf-8',
     'X-Content-Type-Options': 'nosniff',
-    'Retry-After': '1',
+    'Retry-After': String(retryAfter),
     'Content-Length': Buffer.byteLength(text),
   });
   res.end(text);

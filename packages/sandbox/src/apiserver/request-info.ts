@@ -113,17 +113,51 @@ export function route(segments: string[]): Route | 'unknown' | undefined {
   };
 }
 
-/** What the filters need to know of a request before it is routed (request/requestinfo.go). */
-export function requestInfo(
-  method: string,
-  target: Target,
-): { verb: string; subresource?: string } {
+/**
+ * What the filters need to know of a request before it is routed: Go's
+ * RequestInfo (request/requestinfo.go). A path that names no served
+ * resource (discovery, `/version`, an unknown one) is a non-resource
+ * request, whose verb is its lower-cased method.
+ */
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  verb: string;
+  apiGroup: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  path: string;
+  /** The served resource, for a resource request. */
+  resourceInfo?: ResourceInfo;
+}
+
+/** The RequestInfo of a request. */
+export function requestInfo(method: string, target: Target): RequestInfo {
   const r = route(target.segments);
-  if (!r || r === 'unknown') return { verb: method.toLowerCase() === 'get' ? 'get' : 'create' };
+  if (!r || r === 'unknown') {
+    return {
+      isResourceRequest: false,
+      verb: method.toLowerCase(),
+      apiGroup: '',
+      resource: '',
+      subresource: '',
+      namespace: '',
+      name: '',
+      path: target.path,
+    };
+  }
   const watching = !r.name && method === 'GET' && boolParam(target.query, 'watch') === true;
   return {
+    isResourceRequest: true,
     verb: verbOf(method, r.name, watching),
-    ...(r.subresource ? { subresource: r.subresource } : {}),
+    apiGroup: r.info.group,
+    resource: r.info.resource,
+    subresource: r.subresource ?? '',
+    namespace: r.namespace,
+    name: r.name ?? '',
+    path: target.path,
+    resourceInfo: r.info,
   };
 }
 

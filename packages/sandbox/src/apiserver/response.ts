@@ -132,6 +132,78 @@ function withTableVersion(value: ReturnType<typeof toTable>, version: 'v1' | 'v1
 }
 
 /**
+ * A list about to be written: everything but its array (`envelope`, which
+ * keeps the key order the whole answer has), the name of the array, which
+ * comes last, the list's items, and how a run of them becomes elements of
+ * the array. Writing a long list slice by slice needs it in these parts.
+ *
+ * @category Server
+ */
+export interface ListParts {
+  /** The answer without its array. */
+  envelope: Record<string, unknown>;
+  /** `items`, or `rows` for a Table. */
+  key: 'items' | 'rows';
+  /** The list's objects. */
+  items: readonly KubeObject[];
+  /** The array elements for a run of `items`, in order. */
+  convert(items: readonly KubeObject[]): unknown[];
+}
+
+/**
+ * The parts of a list's answer once the negotiated transformation is
+ * applied: the list itself, a PartialObjectMetadataList or a Table. Throws
+ * 406 NotAcceptable when the list was asked for as one object.
+ *
+ * @category Server
+ */
+export function listParts(
+  list: ObjectList<KubeObject>,
+  convert: NegotiatedOutput['convert'],
+  ctx: TransformContext,
+): ListParts {
+  const { items, ...envelope } = list;
+  switch (convert?.kind) {
+    case undefined:
+      return { envelope, key: 'items', items, convert: (run) => [...run] };
+    case 'PartialObjectMetadata':
+      throw notAcceptableMessage(
+        `you requested PartialObjectMetadata, but the requested object is a list (${goType(list)})`,
+      );
+    case 'PartialObjectMetadataList': {
+      const { items: _none, ...partial } = asPartialObjectMetadataList(
+        { ...list, items: [] },
+        convert.version,
+      );
+      return {
+        envelope: partial,
+        key: 'items',
+        items,
+        convert: (run) => run.map((o) => asPartialObjectMetadata(o, convert.version)),
+      };
+    }
+    case 'Table': {
+      const meta = list.metadata ?? {};
+      const opts = {
+        now: ctx.now,
+        includeObject: ctx.includeObject,
+        resourceVersion: meta.resourceVersion ?? '',
+        ...(meta.continue ? { continue: meta.continue } : {}),
+        ...(meta.remainingItemCount !== undefined
+          ? { remainingItemCount: meta.remainingItemCount }
+          : {}),
+      };
+      const table = (run: readonly KubeObject[]) =>
+        withTableVersion(toTable(ctx.resource, ctx.group, run, opts), convert.version) as {
+          rows: unknown[];
+        };
+      const { rows: _none, ...head } = table([]);
+      return { envelope: head, key: 'rows', items, convert: (run) => table(run).rows };
+    }
+  }
+}
+
+/**
  * Applies the negotiated transformation to an answer: nothing for a Status
  * or when none was asked for; a Table; a PartialObjectMetadata of one
  * object; a PartialObjectMetadataList of a list. Throws 406 NotAcceptable,
@@ -146,38 +218,25 @@ export function transformResponse(
   ctx: TransformContext,
 ): unknown {
   if (convert === undefined || isStatus(result)) return result;
+  if (isList(result)) {
+    const parts = listParts(result, convert, ctx);
+    return { ...parts.envelope, [parts.key]: parts.convert(parts.items) };
+  }
   switch (convert.kind) {
     case 'PartialObjectMetadata':
-      if (isList(result)) {
-        throw notAcceptableMessage(
-          `you requested PartialObjectMetadata, but the requested object is a list (${goType(result)})`,
-        );
-      }
       return asPartialObjectMetadata(result as KubeObject, convert.version);
     case 'PartialObjectMetadataList':
-      if (!isList(result)) {
-        throw notAcceptableMessage(
-          `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(result as KubeObject)})`,
-        );
-      }
-      return asPartialObjectMetadataList(result, convert.version);
-    case 'Table': {
-      const table = isList(result)
-        ? toTable(ctx.resource, ctx.group, result.items, {
-            now: ctx.now,
-            includeObject: ctx.includeObject,
-            resourceVersion: result.metadata?.resourceVersion ?? '',
-            ...(result.metadata?.continue ? { continue: result.metadata.continue } : {}),
-            ...(result.metadata?.remainingItemCount !== undefined
-              ? { remainingItemCount: result.metadata.remainingItemCount }
-              : {}),
-          })
-        : toTable(ctx.resource, ctx.group, [result as KubeObject], {
-            now: ctx.now,
-            includeObject: ctx.includeObject,
-            resourceVersion: (result as KubeObject).metadata?.resourceVersion ?? '',
-          });
-      return withTableVersion(table, convert.version);
-    }
+      throw notAcceptableMessage(
+        `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(result as KubeObject)})`,
+      );
+    case 'Table':
+      return withTableVersion(
+        toTable(ctx.resource, ctx.group, [result as KubeObject], {
+          now: ctx.now,
+          includeObject: ctx.includeObject,
+          resourceVersion: (result as KubeObject).metadata?.resourceVersion ?? '',
+        }),
+        convert.version,
+      );
   }
 }

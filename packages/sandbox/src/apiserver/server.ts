@@ -1,11 +1,12 @@
 // The HTTP face of the sandbox: kube-apiserver's handler chain
 // (staging/src/k8s.io/apiserver/pkg/server/config.go,
-// DefaultBuildHandlerChain: public paths, authentication, the in-flight cap),
+// DefaultBuildHandlerChain: public paths, authentication, the request
+// timeout, priority and fairness),
 // discovery, and the routes of installer.go
 // (staging/src/k8s.io/apiserver/pkg/endpoints/installer.go, registerResourceHandlers)
 // that hand each resource request to its verb's handler in handlers/.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { newUnauthorized } from '@kcm-ts/apimachinery';
+import { newTimeoutError, newUnauthorized, realClock } from '@kcm-ts/apimachinery';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -20,13 +21,10 @@ import {
 import type { FaultLab } from '../lab/faults.js';
 import type { Registry } from './registry/store.js';
 import type { Verb } from './resources.js';
-import { TokenAuthenticator } from './authn.js';
-import {
-  InFlightLimiter,
-  defaultInFlightLimits,
-  isLongRunning,
-  sendTooManyRequests,
-} from './inflight.js';
+import { TokenAuthenticator, type StaticToken } from './authn.js';
+import { defaultInFlightLimits, isLongRunning, sendTooManyRequests } from './inflight.js';
+import { PriorityAndFairness } from './flowcontrol/priority-and-fairness.js';
+import { listSeats, minimumSeats } from './flowcontrol/work-estimator.js';
 import type { InFlightLimits } from './inflight.js';
 import type { ContainerLogs } from '../node/container-logs.js';
 import { negotiateOutput } from './negotiation.js';
@@ -110,13 +108,25 @@ export const serverVersion: Readonly<ServerVersion> = Object.freeze({
 export interface ApiHandlerOptions {
   /** The bearer token every request but health and version checks must carry; none if unset. */
   token?: string;
+  /** More tokens, each with its own user (the controller manager's). */
+  tokens?: readonly StaticToken[];
+  /**
+   * How long a request other than a watch or a log stream may take, in ms,
+   * before it is answered 504 and its seat given back (kube-apiserver's
+   * `--request-timeout`, 60 s). A request waits in a priority level's queue
+   * for at most a quarter of it.
+   */
+  requestTimeout?: number;
   /** `host:port` for legacy discovery's serverAddressByClientCIDRs. */
   serverAddress: string;
   /** Called with every request, after it is answered (for logs and tests). */
   onRequest?: (method: string, url: string, code: number) => void;
   /** Faults to inject into resource requests (see {@link FaultLab}). */
   faults?: FaultLab;
-  /** Requests served at once before 429s; kube-apiserver's 400 read-only and 200 mutating by default. */
+  /**
+   * The server's concurrency, which priority and fairness shares among its
+   * levels: their sum, as kube-apiserver's 400 read-only and 200 mutating.
+   */
   inFlightLimits?: InFlightLimits;
   /** Bytes a watch may have waiting for a client that does not read before it is cut off; default 8 MiB. */
   watchBufferBytes?: number;
@@ -146,8 +156,14 @@ export function apiHandler(
   registry: Registry,
   opts: ApiHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const authn = new TokenAuthenticator(opts.token);
-  const limiter = new InFlightLimiter(opts.inFlightLimits ?? defaultInFlightLimits);
+  const authn = new TokenAuthenticator(opts.token, opts.tokens);
+  const limits = opts.inFlightLimits ?? defaultInFlightLimits;
+  const requestTimeout = opts.requestTimeout ?? defaultRequestTimeout;
+  const apf = new PriorityAndFairness({
+    serverConcurrencyLimit: limits.readOnly + limits.mutating,
+    clock: realClock,
+    requestWaitLimitMs: Math.min(requestTimeout / 4, 60_000),
+  });
   const serving: WatchServing = {
     rounds: new FlushRounds(watchFlushInterval),
     bufferBytes: opts.watchBufferBytes ?? defaultWatchBufferBytes,
@@ -155,22 +171,49 @@ export function apiHandler(
   };
 
   // The filters kube-apiserver runs before any handler, in its order: public
-  // paths, then authentication, then the in-flight cap.
+  // paths, authentication, the request timeout, priority and fairness.
   async function filters(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
     if (servePublic(req, res, target)) return;
-    if (!authn.authenticateHeader(req.headers.authorization)) {
-      return send(res, 401, newUnauthorized('Unauthorized').toStatus());
-    }
+    const user = authn.authenticateHeader(req.headers.authorization);
+    if (!user) return send(res, 401, newUnauthorized('Unauthorized').toStatus());
     const info = requestInfo(req.method ?? 'GET', target);
-    if (isLongRunning(info.verb, info.subresource)) return handle(req, res, target);
-    const release = limiter.admit(info.verb);
-    if (!release) return sendTooManyRequests(res);
-    res.once('close', release);
+    if (isLongRunning(info.verb, info.subresource || undefined)) return handle(req, res, target);
+    timeOut(req, res, target.query, requestTimeout);
+    const classification = apf.classify({ user, ...info });
+    const seats =
+      info.verb === 'list' && info.resourceInfo
+        ? listSeats(
+            {
+              verb: info.verb,
+              name: info.name,
+              query: target.query,
+              storedObjects: registry.storage.count(info.resourceInfo.storage),
+            },
+            apf.maxSeats(classification.priorityLevel),
+          )
+        : minimumSeats;
+    const left = new AbortController();
+    res.once('close', () => left.abort());
+    const admission = await apf.start(classification, seats, left.signal);
+    if (!admission.admitted) {
+      if (res.headersSent || res.destroyed) return;
+      closeIfBodyUnread(req, res);
+      sendTooManyRequests(res, admission.retryAfter);
+      return;
+    }
+    if (res.destroyed) return admission.finish();
+    res.once('close', admission.finish);
     return handle(req, res, target);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
     if (target.segments.includes('')) throw notFoundPath();
+    if (target.path === '/debug/api_priority_and_fairness/dump_priority_levels') {
+      if (req.method !== 'GET') return methodNotAllowed(req, res, target.query);
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(apf.dumpPriorityLevels());
+      return;
+    }
     if (serveDiscovery(req, res, target, opts.serverAddress)) return;
     const base = routeResource(req, res, target, registry);
     if (opts.faults) {
@@ -193,6 +236,43 @@ export function apiHandler(
       fail(req, res, err, target?.query);
     }
   };
+}
+
+/** kube-apiserver's `--request-timeout`. */
+const defaultRequestTimeout = 60_000;
+
+/**
+ * The timeout filter (filters/timeout.go, WithTimeoutForNonLongRunningRequests):
+ * a request not answered within `ms` gets a 504, its seat goes back, and a
+ * body still on its way is no longer read; one already being written is
+ * cut off.
+ */
+function timeOut(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, ms: number) {
+  const timer = setTimeout(() => {
+    if (res.writableEnded || res.destroyed) return;
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const err = newTimeoutError(
+      'request did not complete within requested timeout - context deadline exceeded',
+      0,
+    );
+    closeIfBodyUnread(req, res);
+    sendError(res, err, errorEncoding(req, query));
+  }, ms);
+  res.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * An answer given before the request's body was read (refused, timed out)
+ * ends the connection, as Go's server does with a body it will not drain:
+ * a client stalling its body keeps nothing open once answered.
+ */
+function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete) return;
+  res.setHeader('Connection', 'close');
+  res.once('finish', () => req.destroy());
 }
 
 /** The paths anyone may ask for, before authentication: the health checks and `/version`. */
@@ -218,6 +298,8 @@ function servePublic(req: IncomingMessage, res: ServerResponse, target: Target):
  */
 function fail(req: IncomingMessage, res: ServerResponse, err: unknown, query?: URLSearchParams) {
   try {
+    // Already answered (the request timed out, say): nothing is left to say.
+    if (res.writableEnded) return;
     if (res.headersSent) res.destroy();
     else sendError(res, err, query ? errorEncoding(req, query) : jsonEncoding);
   } catch {

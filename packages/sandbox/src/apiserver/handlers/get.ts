@@ -1,5 +1,9 @@
 // get and list: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go
-// (GetResource, ListResource; a list asked to watch goes to watch.ts).
+// (GetResource, ListResource; a list asked to watch goes to watch.ts). Its
+// selectors are read, and a long list written, in slices (./list-writer.ts).
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { listParts } from '../response.js';
+import { sendListInSlices, sliceListsLongerThan } from './list-writer.js';
 import { listOptions, type ObjectScope, type RequestScope } from './rest.js';
 
 /** GET of one object (or of its status subresource, which reads the same object). */
@@ -8,6 +12,14 @@ export function getResource(scope: ObjectScope): void {
 }
 
 /** GET of a collection, with selectors, pagination and resourceVersion semantics. */
-export function listResource(scope: RequestScope): void {
-  scope.reply(200, scope.registry.list(scope.info, scope.namespace, listOptions(scope.query)));
+export async function listResource(scope: RequestScope): Promise<void> {
+  const opts = listOptions(scope.query);
+  const selectors = await scope.registry.compileSelectors(scope.info, opts, nextTurn);
+  const list = scope.registry.list(scope.info, scope.namespace, opts, { shared: true, selectors });
+  if (list.items.length <= sliceListsLongerThan) return scope.reply(200, list);
+  await sendListInSlices(
+    scope.res,
+    listParts(list, scope.output.convert, scope.ctx),
+    scope.encoding,
+  );
 }

@@ -11,8 +11,7 @@ import {
   newMethodNotSupported,
   newRequestEntityTooLarge,
 } from '@kcm-ts/apimachinery';
-import type { DeleteOptions, ListOptions, Patch } from '@kcm-ts/apimachinery';
-import { plain } from '../registry/field-errors.js';
+import type { ListOptions, Patch } from '@kcm-ts/apimachinery';
 import type { Registry } from '../registry/store.js';
 import { checkFields } from '../field-validation.js';
 import type { ResourceInfo } from '../resources.js';
@@ -267,36 +266,6 @@ export function validateFields(
 /** The object a patch describes, for field validation; JSON patches are lists of operations. */
 export const patchObject = (patch: Patch): unknown =>
   patch.type === 'json' ? undefined : patch.body;
-
-export function deleteOptions(
-  query: URLSearchParams,
-  body: unknown,
-): DeleteOptions & { orphanDependents?: boolean } {
-  const opts: DeleteOptions & { orphanDependents?: boolean } = {};
-  if (body !== undefined) {
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw newBadRequest('the body of a delete must be a DeleteOptions object');
-    const b = body as Record<string, unknown>;
-    if (b.kind !== undefined && b.kind !== 'DeleteOptions')
-      throw newBadRequest(`${plain(b.kind)} is not a DeleteOptions`);
-    if (b.gracePeriodSeconds !== undefined && b.gracePeriodSeconds !== null)
-      opts.gracePeriodSeconds = b.gracePeriodSeconds as number;
-    if (typeof b.propagationPolicy === 'string')
-      opts.propagationPolicy = b.propagationPolicy as DeleteOptions['propagationPolicy'] & string;
-    if (typeof b.orphanDependents === 'boolean') opts.orphanDependents = b.orphanDependents;
-    if (typeof b.preconditions === 'object' && b.preconditions !== null)
-      opts.preconditions = b.preconditions;
-    if (Array.isArray(b.dryRun) && b.dryRun.includes('All')) opts.dryRun = 'All';
-  }
-  const grace = int64Param(query, 'gracePeriodSeconds');
-  if (grace !== undefined) opts.gracePeriodSeconds = grace;
-  const policy = query.get('propagationPolicy');
-  if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'] & string;
-  const orphan = boolParam(query, 'orphanDependents');
-  if (orphan !== undefined) opts.orphanDependents = orphan;
-  if (query.getAll('dryRun').includes('All')) opts.dryRun = 'All';
-  return opts;
-}
 
 export function verbNotAllowed(verb: string, info: ResourceInfo): StatusError {
   return newMethodNotSupported({ group: info.group, resource: info.resource }, verb);

@@ -3,6 +3,7 @@
 // embedded as the list's items would be, flushed when the channel is empty),
 // with the fault lab's dropped and hung watches.
 import type { ServerResponse } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { WatchEvent } from '@kcm-ts/apimachinery';
 import type { FaultLab } from '../../lab/faults.js';
 import type { FlushRounds } from '../flush-rounds.js';
@@ -11,6 +12,9 @@ import { transformResponse, type TransformContext } from '../response.js';
 import { encodeOnce } from '../storage/caching-object.js';
 import type { Watch } from '../storage/watch.js';
 import { listOptions, type RequestScope } from './rest.js';
+
+/** The most events one write of a stream carries. */
+const maxEventsPerWrite = 500;
 
 /** What the watch streams of one server share. */
 export interface WatchServing {
@@ -22,9 +26,11 @@ export interface WatchServing {
 }
 
 /** GET of a collection with `watch=true`. */
-export function watchResource(scope: RequestScope, serving: WatchServing): Promise<void> {
+export async function watchResource(scope: RequestScope, serving: WatchServing): Promise<void> {
   const { registry, info, namespace } = scope;
-  const watch = registry.watch(info, namespace, listOptions(scope.query), { shared: true });
+  const opts = listOptions(scope.query);
+  const selectors = await registry.compileSelectors(info, opts, nextTurn);
+  const watch = registry.watch(info, namespace, opts, { shared: true, selectors });
   return serveWatch(scope, watch, serving);
 }
 
@@ -83,7 +89,9 @@ function streamWatch(
     const pump = (): void => {
       scheduled = false;
       if (done) return;
-      const events = watch.take();
+      // A burst (the initial events of a large watch) goes out a batch per
+      // round, so that one stream cannot hold the server for all of it.
+      const events = watch.take(maxEventsPerWrite);
       if (res.destroyed || res.writableEnded) {
         done = true;
         watch.stop();
@@ -103,7 +111,10 @@ function streamWatch(
           return resolve();
         }
       }
-      if (watch.stopped) {
+      if (watch.pending > 0) {
+        scheduled = true;
+        serving.rounds.add(pump);
+      } else if (watch.stopped) {
         done = true;
         resolve();
       }

@@ -6,7 +6,7 @@
 // pkg/apis/authorization/validation's checks. Nothing is stored.
 import { newBadRequest, newInvalid } from '@kcm-ts/apimachinery';
 import type { KubeObject } from '@kcm-ts/apimachinery';
-import { apiAudiences, sandboxAdmin, TokenAuthenticator } from '../authn.js';
+import { adminGroups, apiAudiences, sandboxAdmin, TokenAuthenticator } from '../authn.js';
 import { invalid, plain, toCauses } from './field-errors.js';
 import type { FieldError } from './field-errors.js';
 import type { ResourceInfo } from '../resources.js';
@@ -17,9 +17,10 @@ const strings = (v: unknown): string[] =>
 
 /**
  * Answers the review resources (`tokenreviews.authentication.k8s.io`,
- * `subjectaccessreviews.authorization.k8s.io`) for one sandbox: its token
- * authenticates as `kcm-ts-admin` in `system:masters`, which may do
- * anything; every other token and user is refused.
+ * `subjectaccessreviews.authorization.k8s.io`) for one sandbox: its tokens
+ * authenticate as their users (the admin `kubernetes-admin` in
+ * `kubeadm:cluster-admins`, the controller manager); the admin groups may
+ * do anything, every other user is refused.
  */
 export class Reviewer {
   readonly #authn: TokenAuthenticator;
@@ -118,14 +119,15 @@ export class Reviewer {
       throw newInvalid({ group: info.group, kind: info.kind }, '', toCauses(errs));
     }
     // The privileged group authorizer allows system:masters without a word
-    // (authorizerfactory.NewPrivilegedGroups); the sandbox binds nothing else,
-    // where RBAC would give no opinion, so others learn why.
-    if (groups.includes('system:masters') || user === sandboxAdmin.username) {
+    // (authorizerfactory.NewPrivilegedGroups), and kubeadm binds
+    // kubeadm:cluster-admins to cluster-admin; the sandbox binds nothing
+    // else, where RBAC would give no opinion, so others learn why.
+    if (groups.some((g) => adminGroups.includes(g)) || user === sandboxAdmin.username) {
       return { allowed: true };
     }
     return {
       allowed: false,
-      reason: `the kcm-ts sandbox grants access only to the group system:masters and the user ${sandboxAdmin.username}`,
+      reason: `the kcm-ts sandbox grants access only to the groups ${adminGroups.join(' and ')} and the user ${sandboxAdmin.username}`,
     };
   }
 }

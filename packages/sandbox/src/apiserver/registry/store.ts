@@ -21,7 +21,6 @@ import {
 import type {
   Clock,
   CreateOptions,
-  DeleteOptions,
   KubeObject,
   ListOptions,
   ObjectList,
@@ -46,11 +45,13 @@ import { apiVersionOf, resources } from '../resources.js';
 import type { ResourceInfo } from '../resources.js';
 import { beforeCreate, checkNoResourceVersion } from './rest/create.js';
 import { beforeDelete, checkPreconditions, validateDeleteOptions } from './rest/delete.js';
+import type { RegistryDeleteOptions } from './rest/delete.js';
 import { ensureNamespaceMatches } from './rest/meta.js';
 import { beforeUpdate, updateGeneration } from './rest/update.js';
 import { invalid, notFound } from './resource-errors.js';
 import { Reviewer } from './reviews.js';
-import { selectionPredicate } from './selection-predicate.js';
+import { selectableFields, selectionPredicate } from './selection-predicate.js';
+import { compileSelectors, type CompiledSelectors } from './compiled-selector.js';
 import { sameButResourceVersion } from './semantic-equality.js';
 import { typedFieldError } from './typed-fields.js';
 import { Storage, storageKey } from '../storage/storage.js';
@@ -173,10 +174,22 @@ export class Registry {
     return present(info, stored);
   }
 
-  /** Lists objects, with selectors, `limit` and `continue`, at the revision asked for. */
-  list(info: ResourceInfo, namespace: string, opts: ListOptions = {}): ObjectList<KubeObject> {
+  /**
+   * Lists objects, with selectors, `limit` and `continue`, at the revision
+   * asked for. The items are copies, unless `shared` is set: then they are
+   * the frozen forms watches share, for a caller that only encodes them.
+   * `selectors` are `opts`' selectors already compiled (see
+   * {@link Registry.compileSelectors}).
+   */
+  list(
+    info: ResourceInfo,
+    namespace: string,
+    opts: ListOptions = {},
+    { shared = false, selectors }: { shared?: boolean; selectors?: CompiledSelectors } = {},
+  ): ObjectList<KubeObject> {
     this.onlyCreate(info, 'list');
-    const matches = selectionPredicate(info, strategyFor(info.storage), namespace, opts);
+    const strategy = strategyFor(info.storage);
+    const matches = selectionPredicate(info, strategy, namespace, opts, selectors);
     validateListOptions(opts);
     const page = getList(
       this.storage,
@@ -187,8 +200,24 @@ export class Registry {
       apiVersion: apiVersionOf(info),
       kind: `${info.kind}List`,
       metadata: page.metadata,
-      items: page.items.map((o) => present(info, o)),
+      items: shared
+        ? page.items.map((o) => this.sharedForms.present(info, o))
+        : page.items.map((o) => present(info, o)),
     };
+  }
+
+  /**
+   * Reads and compiles the selectors of `opts` for a list or watch of
+   * `info`, awaiting `pause()` every few milliseconds of work so that a
+   * selector of many thousand terms does not hold the caller's thread;
+   * throws 400 BadRequest as a list or watch would for a malformed one.
+   */
+  compileSelectors(
+    info: ResourceInfo,
+    opts: ListOptions,
+    pause: () => Promise<void>,
+  ): Promise<CompiledSelectors> {
+    return compileSelectors(opts, selectableFields(strategyFor(info.storage)), pause);
   }
 
   /**
@@ -201,10 +230,11 @@ export class Registry {
     info: ResourceInfo,
     namespace: string,
     opts: ListOptions = {},
-    { shared = false }: { shared?: boolean } = {},
+    { shared = false, selectors }: { shared?: boolean; selectors?: CompiledSelectors } = {},
   ): Watch {
     this.onlyCreate(info, 'watch');
-    const matches = selectionPredicate(info, strategyFor(info.storage), namespace, opts);
+    const strategy = strategyFor(info.storage);
+    const matches = selectionPredicate(info, strategy, namespace, opts, selectors);
     validateWatchOptions(opts);
     return new Watch(
       this.storage,
@@ -485,15 +515,15 @@ export class Registry {
     info: ResourceInfo,
     namespace: string,
     name: string,
-    opts: DeleteOptions & { orphanDependents?: boolean } = {},
+    opts: RegistryDeleteOptions = {},
   ): KubeObject | Status {
     this.onlyCreate(info, 'delete');
+    validateDeleteOptions(info, name, opts);
     const key = storageKey(info.namespaced ? namespace : '', name);
     const existing = this.storage.get(info.storage, key);
     if (!existing || (info.namespaced && !namespace)) throw notFound(info, name);
     const strategy = strategyFor(info.storage);
     checkPreconditions(info, name, existing.metadata ?? {}, opts.preconditions ?? {});
-    validateDeleteOptions(info, name, opts);
 
     const next = structuredClone(existing) as unknown as Obj;
     const m = obj(next.metadata);
@@ -554,8 +584,9 @@ export class Registry {
     info: ResourceInfo,
     namespace: string,
     listOpts: ListOptions,
-    opts: DeleteOptions = {},
+    opts: RegistryDeleteOptions = {},
   ): ObjectList<KubeObject> {
+    validateDeleteOptions(info, '', opts);
     const list = this.list(info, namespace, {
       ...(listOpts.labelSelector ? { labelSelector: listOpts.labelSelector } : {}),
       ...(listOpts.fieldSelector ? { fieldSelector: listOpts.fieldSelector } : {}),

@@ -166,6 +166,15 @@ export class Storage {
     return this.compacted;
   }
 
+  /**
+   * How many objects `storage` holds: the object count tracker's figure
+   * (storage/etcd3, ObjectCountTracker) that priority and fairness prices
+   * lists by.
+   */
+  count(storage: string): number {
+    return this.objects.get(storage)?.size ?? 0;
+  }
+
   /** The object at `key`, frozen; `undefined` if there is none. */
   get(storage: string, key: string): KubeObject | undefined {
     return this.objects.get(storage)?.get(key);

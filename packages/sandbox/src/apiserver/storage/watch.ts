@@ -178,12 +178,25 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
   }
 
   /**
-   * The queued events, oldest first, taken off the queue.
+   * The queued events, oldest first, taken off the queue: all of them, or
+   * the first `max`.
    *
    * @internal
    */
-  take(): WatchEvent<KubeObject>[] {
-    return this.queue.drain();
+  take(max = Infinity): WatchEvent<KubeObject>[] {
+    if (max >= this.queue.length) return this.queue.drain();
+    const taken: WatchEvent<KubeObject>[] = [];
+    while (taken.length < max) taken.push(this.queue.shift()!);
+    return taken;
+  }
+
+  /**
+   * How many events are queued, not yet taken.
+   *
+   * @internal
+   */
+  get pending(): number {
+    return this.queue.length;
   }
 
   private fail(err: unknown): void {

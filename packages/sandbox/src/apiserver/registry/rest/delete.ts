@@ -4,17 +4,66 @@
 // store's Delete), and graceful deletion
 // (staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go, BeforeDelete,
 // with the store's markAsDeleting bumping generation).
-import { formatTime, newConflict } from '@kcm-ts/apimachinery';
+import {
+  GoLiteral,
+  fieldInvalid,
+  fieldNotSupported,
+  formatTime,
+  newConflict,
+  newInvalid,
+} from '@kcm-ts/apimachinery';
+import type { FieldError } from '@kcm-ts/apimachinery';
 import type { DeleteOptions, KubeObject } from '@kcm-ts/apimachinery';
 import type { ResourceInfo } from '../../resources.js';
 import { invalid } from '../resource-errors.js';
 import type { Strategy } from '../strategy.js';
 import { type Obj } from '../../unstructured.js';
 
-const policies = ['Orphan', 'Background', 'Foreground'];
+const policies = ['Foreground', 'Background', 'Orphan'];
 
-/** 422 Invalid for a negative or fractional grace period, or an unknown propagation policy. */
-export function validateDeleteOptions(info: ResourceInfo, name: string, opts: DeleteOptions): void {
+/**
+ * The options a delete reaches the registry with: `metav1.DeleteOptions`,
+ * with the deprecated `orphanDependents` and, from an HTTP request, every
+ * dryRun value it named.
+ */
+export type RegistryDeleteOptions = DeleteOptions & {
+  orphanDependents?: boolean;
+  dryRunValues?: string[];
+};
+
+/**
+ * 422 Invalid for options no delete accepts: apimachinery's
+ * ValidateDeleteOptions (both `orphanDependents` and a propagation policy,
+ * an unknown policy, a dryRun value other than `All`), as the handler and
+ * BeforeDelete report it, against `DeleteOptions.meta.k8s.io`; and a
+ * negative or fractional grace period, against the object.
+ */
+export function validateDeleteOptions(
+  info: ResourceInfo,
+  name: string,
+  opts: RegistryDeleteOptions,
+): void {
+  const errs: FieldError[] = [];
+  if (opts.orphanDependents !== undefined && opts.propagationPolicy !== undefined) {
+    errs.push(
+      fieldInvalid(
+        'propagationPolicy',
+        opts.propagationPolicy,
+        'orphanDependents and deletionPropagation cannot be both set',
+      ),
+    );
+  }
+  if (opts.propagationPolicy !== undefined && !policies.includes(opts.propagationPolicy)) {
+    errs.push(fieldNotSupported('propagationPolicy', opts.propagationPolicy, [...policies, 'nil']));
+  }
+  const dryRun = opts.dryRunValues ?? (opts.dryRun !== undefined ? [opts.dryRun] : []);
+  if (dryRun.some((d) => d !== 'All')) {
+    const literal = `[]string{${dryRun.map((d) => JSON.stringify(d)).join(', ')}}`;
+    errs.push(fieldNotSupported('dryRun', new GoLiteral(literal), ['All']));
+  }
+  if (errs.length > 0) {
+    throw newInvalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
+  }
   if (
     opts.gracePeriodSeconds !== undefined &&
     (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)
@@ -25,16 +74,6 @@ export function validateDeleteOptions(info: ResourceInfo, name: string, opts: De
         field: 'gracePeriodSeconds',
         value: opts.gracePeriodSeconds,
         detail: 'must be greater than or equal to 0',
-      },
-    ]);
-  }
-  if (opts.propagationPolicy !== undefined && !policies.includes(opts.propagationPolicy)) {
-    throw invalid(info, name, [
-      {
-        type: 'FieldValueNotSupported',
-        field: 'propagationPolicy',
-        value: opts.propagationPolicy,
-        detail: 'supported values: "Orphan", "Background", "Foreground"',
       },
     ]);
   }
@@ -63,6 +102,15 @@ export function checkPreconditions(
   }
 }
 
+// The latest instant an RFC 3339 timestamp can name: a grace period of
+// years on end (int64 allows 292 billion) stops there instead of failing.
+const latestTime = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/** When a deletion `grace` seconds from `now` falls due. */
+function deletionTime(now: number, grace: number): string {
+  return formatTime(Math.min(now + grace * 1000, latestTime));
+}
+
 /**
  * Marks `next` (a copy of the stored object, finalizers already settled) as
  * being deleted when it must wait for finalizers or a grace period, or
@@ -86,12 +134,12 @@ export function beforeDelete(
       typeof m.deletionGracePeriodSeconds === 'number' ? m.deletionGracePeriodSeconds : 0;
     if (grace < current) {
       m.deletionGracePeriodSeconds = grace;
-      m.deletionTimestamp = formatTime(now + grace * 1000);
+      m.deletionTimestamp = deletionTime(now, grace);
     }
     return { pending: true, started: false };
   }
   if (finalizers.length === 0 && grace === 0) return { pending: false, started: false };
-  m.deletionTimestamp = formatTime(now + grace * 1000);
+  m.deletionTimestamp = deletionTime(now, grace);
   m.deletionGracePeriodSeconds = grace;
   if (typeof m.generation === 'number') m.generation += 1;
   return { pending: false, started: true };
