@@ -26,8 +26,9 @@ const ALLOWED = {
   informer: words('apimachinery'),
   'object-store': words('informer apimachinery'),
   'leader-election': words('apimachinery'),
-  replicaset: words('workqueue informer apimachinery'),
-  deployment: words('replicaset workqueue informer apimachinery'),
+  controller: words('workqueue informer apimachinery'),
+  replicaset: words('controller workqueue informer apimachinery'),
+  deployment: words('controller workqueue informer apimachinery'),
   client: words('apimachinery'), // + peer @kubernetes/client-node
   sandbox: words('object-store informer workqueue apimachinery'),
 };
@@ -35,11 +36,15 @@ ALLOWED.manager = Object.keys(ALLOWED); // all of the above
 // Tests may run a package against the sandbox (an in-process API server with a
 // fake clock, simulated nodes and the fault lab), as envtest serves controller
 // tests: a devDependency only, for the packages the sandbox does not itself
-// stand on; src/ may still import only what ALLOWED names.
-const TEST_ONLY = { sandbox: words('leader-election replicaset deployment client') };
+// stand on; src/ may still import only what ALLOWED names. The Deployment
+// controller's tests run the ReplicaSet controller beside it, as a cluster does.
+const TEST_ONLY = {
+  sandbox: words('leader-election controller replicaset deployment client'),
+  replicaset: words('deployment'),
+};
 // The course's packages talk to interfaces, never to @kubernetes/client-node.
 const CORE = words(
-  'apimachinery workqueue informer object-store leader-election replicaset deployment',
+  'apimachinery workqueue informer object-store leader-election controller replicaset deployment',
 );
 
 // The files every package has, and its package.json template.

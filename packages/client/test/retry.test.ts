@@ -3,8 +3,8 @@
 // request_test.go's TestRequestWithRetry / TestRequestDoWithRetry): a 429, or
 // a 5xx with Retry-After, is sent again after the seconds it names, up to 10
 // times, for every method; a GET whose connection broke is sent again after a
-// second, a write is not. Then the sandbox's own cap on writes in flight,
-// which answers 429 with Retry-After as kube-apiserver does.
+// second, a write is not. Then the sandbox's priority and fairness, whose
+// 429s with Retry-After a client answers the same way.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   FakeClock,
@@ -243,14 +243,14 @@ describe('retries against a counting server', () => {
   });
 });
 
-describe('the sandbox, 200 writes in flight at most', () => {
+describe("the sandbox's priority and fairness", () => {
   let sandbox: Sandbox | undefined;
   afterEach(async () => {
     await sandbox?.stop();
     sandbox = undefined;
   });
 
-  it('creates all of a batch of 245 pods: the 45 refused with 429 are sent again', async () => {
+  it('creates all of a batch of 360 pods: the 11 its level can neither run nor queue are refused with 429 and sent again', async () => {
     const clock = new FakeClock();
     const answers: number[] = [];
     sandbox = await startSandbox({
@@ -260,12 +260,13 @@ describe('the sandbox, 200 writes in flight at most', () => {
         if (method === 'POST' && url.includes('/pods')) answers.push(code);
       },
     });
-    // Each create is held 100 ms (fake), so all 245 are in flight together.
+    // Each create is held 100 ms (fake): the admin's 49 seats of global-default
+    // fill, 300 wait in the six queues of its flow, and the rest are refused.
     sandbox.faults.latency(100, { verbs: ['create'], resource: 'pods' });
     const client = createClient(sandbox.kubeconfigObject, { clock });
     const pods = client.pods.inNamespace('default');
     const results = Promise.allSettled(
-      Array.from({ length: 245 }, (_, i) =>
+      Array.from({ length: 360 }, (_, i) =>
         pods.create({
           metadata: { name: `p-${i}` },
           spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
@@ -274,15 +275,15 @@ describe('the sandbox, 200 writes in flight at most', () => {
     );
     const s = sandbox;
     await until(
-      () => (s.faults.counts()['create pods'] ?? 0) === 200 && answers.length === 45,
-      '200 creates admitted and 45 refused',
+      () => (s.faults.counts()['create pods'] ?? 0) === 49 && answers.length === 11,
+      '49 creates admitted and 11 refused',
     );
     expect(answers.every((code) => code === 429)).toBe(true);
-    for (let t = 0; t < 1500; t += 100) await clock.advance(100);
+    for (let t = 0; t < 3000; t += 100) await clock.advance(100);
     const settled = await results;
     expect(settled.filter((r) => r.status === 'rejected')).toEqual([]);
-    expect((await pods.list()).items).toHaveLength(245);
-    expect(answers.filter((code) => code === 429)).toHaveLength(45);
-    expect(answers.filter((code) => code === 201)).toHaveLength(245);
+    expect((await pods.list()).items).toHaveLength(360);
+    expect(answers.filter((code) => code === 429)).toHaveLength(11);
+    expect(answers.filter((code) => code === 201)).toHaveLength(360);
   });
 });

@@ -39,7 +39,7 @@ import {
   addPodControllerUIDIndexer,
   podControllerUIDIndex,
   recheckDeletionTimestamp,
-} from '@kcm-ts/replicaset';
+} from '@kcm-ts/controller';
 import {
   defaultControllerRateLimiter,
   newRateLimitingQueue,

@@ -4,7 +4,7 @@
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { uidOf } from '@kcm-ts/apimachinery';
-import { filterActiveReplicaSets } from '@kcm-ts/replicaset';
+import { filterActiveReplicaSets } from '@kcm-ts/controller';
 import type { DeploymentSyncContext } from './sync-context.js';
 import { syncRolloutStatus } from './progress.js';
 import {

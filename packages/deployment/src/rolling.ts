@@ -3,7 +3,7 @@
 // cleanupUnhealthyReplicas, scaleDownOldReplicaSetsForRollingUpdate).
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { nameOf, namespaceOf } from '@kcm-ts/apimachinery';
-import { filterActiveReplicaSets, replicaSetsByCreationTimestamp } from '@kcm-ts/replicaset';
+import { filterActiveReplicaSets, replicaSetsByCreationTimestamp } from '@kcm-ts/controller';
 import type { DeploymentSyncContext } from './sync-context.js';
 import { syncRolloutStatus } from './progress.js';
 import {

@@ -21,7 +21,7 @@ import {
   filterActiveReplicaSets,
   replicaSetsBySizeNewer,
   replicaSetsBySizeOlder,
-} from '@kcm-ts/replicaset';
+} from '@kcm-ts/controller';
 import { deploymentReference, type DeploymentSyncContext } from './sync-context.js';
 import { getRollbackTo } from './rollback-to.js';
 import {

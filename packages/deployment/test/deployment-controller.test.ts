@@ -10,7 +10,7 @@ import {
   newInternalError,
   StatusError,
 } from '@kcm-ts/apimachinery';
-import { addPodControllerUIDIndexer, podControllerUIDIndex } from '@kcm-ts/replicaset';
+import { addPodControllerUIDIndexer, podControllerUIDIndex } from '@kcm-ts/controller';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeploymentController, maxRetries } from '../src/index.js';
 import {

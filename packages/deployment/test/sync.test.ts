@@ -4,7 +4,7 @@
 // checkPausedConditions, isScalingEvent, sync.
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { FakeClock, isAlreadyExists, newInternalError, StatusError } from '@kcm-ts/apimachinery';
-import { computeHash } from '@kcm-ts/replicaset';
+import { computeHash } from '@kcm-ts/controller';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {

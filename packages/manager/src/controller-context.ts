@@ -12,7 +12,7 @@ import {
   type ResourceDiscovery,
 } from '@kcm-ts/apimachinery';
 import { SharedInformerFactory, trimManagedFields } from '@kcm-ts/informer';
-import type { ControllerMetrics } from './builder/metrics.js';
+import type { ControllerMetrics } from './metrics/controller-runtime.js';
 import type { ControllerClientBuilder } from './client-builder.js';
 import type { ControllerManagerConfiguration } from './config.js';
 import { DeferredDiscoveryRESTMapper } from './discovery.js';

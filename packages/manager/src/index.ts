@@ -114,14 +114,14 @@ export type {
 
 // Metrics
 export { newManagerMetrics, restClientMetrics } from './metrics/prometheus.js';
-export { controllerRuntimeMetrics, noopControllerMetrics } from './builder/metrics.js';
+export { controllerRuntimeMetrics, noopControllerMetrics } from './metrics/controller-runtime.js';
 export type {
   ControllerMetrics,
   ControllerMetricsRecorder,
   ControllerRuntimeMetricDefinitions,
   ReconcileOutcome,
   ReconcileResultLabel,
-} from './builder/metrics.js';
+} from './metrics/controller-runtime.js';
 export type { HistogramDefinition, MetricDefinition } from './metrics/definition.js';
 export type {
   ManagerMetrics,

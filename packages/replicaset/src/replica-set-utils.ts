@@ -14,10 +14,18 @@ import {
   type Logger,
   type ResourceClient,
 } from '@kcm-ts/apimachinery';
+import {
+  failedCreatePodReason,
+  failedDeletePodReason,
+  isPodAvailable,
+  isPodReady,
+} from '@kcm-ts/controller';
 import { deepEqual } from './deep-equal.js';
-import { specReplicas } from './pod-activity.js';
-import { failedCreatePodReason, failedDeletePodReason } from './pod-control.js';
-import { isPodAvailable, isPodReady } from './pod-util.js';
+
+/** The replicas a ReplicaSet asks for: `spec.replicas`, 1 when unset (Go's defaulting). */
+export function specReplicas(rs: ReplicaSet): number {
+  return rs.spec?.replicas ?? 1;
+}
 
 /**
  * The condition type a ReplicaSet carries while it fails to create or delete

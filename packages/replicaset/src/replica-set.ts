@@ -43,16 +43,35 @@ import {
   newRateLimitingQueue,
   type RateLimitingQueue,
 } from '@kcm-ts/workqueue';
-import { PodControllerRefManager, recheckDeletionTimestamp } from './controller-ref-manager.js';
-import { addPodControllerUIDIndexer, filterPodsByOwner } from './pod-index.js';
+import {
+  ControllerExpectations,
+  PodControllerRefManager,
+  RealPodControl,
+  UIDTrackingControllerExpectations,
+  activePodsWithRanks,
+  addPodControllerUIDIndexer,
+  filterActivePods,
+  filterPodsByOwner,
+  isPodActive,
+  isPodReady,
+  namespaceTerminatingCause,
+  podKey,
+  recheckDeletionTimestamp,
+  slowStartBatch,
+  slowStartInitialBatchSize,
+  type PodControl,
+  type RankedPod,
+} from '@kcm-ts/controller';
 import { deepEqual } from './deep-equal.js';
-import { ControllerExpectations, UIDTrackingControllerExpectations } from './expectations.js';
-import { filterActivePods, isPodActive, podKey, specReplicas } from './pod-activity.js';
-import { namespaceTerminatingCause, RealPodControl, type PodControl } from './pod-control.js';
-import { activePodsWithRanks, type RankedPod } from './pod-ranking.js';
-import { isPodReady } from './pod-util.js';
-import { calculateStatus, updateReplicaSetStatus } from './replica-set-utils.js';
-import { burstReplicas, slowStartBatch, slowStartInitialBatchSize } from './slow-start.js';
+import { calculateStatus, specReplicas, updateReplicaSetStatus } from './replica-set-utils.js';
+
+/**
+ * The most pods a ReplicaSet controller creates or deletes in one sync of
+ * one ReplicaSet (500). Go's `BurstReplicas`.
+ *
+ * @category ReplicaSet controller
+ */
+export const burstReplicas = 500;
 
 /**
  * The name of the ReplicaSet informer's index of ReplicaSets by the uid of
@@ -201,7 +220,7 @@ function withKind(rs: ReplicaSet): ReplicaSet {
  *
  * Construct it before starting the informer factory (it registers its event
  * handlers, the {@link controllerUIDIndex} index on ReplicaSets and the
- * {@link podControllerUIDIndex} index on pods), then call
+ * {@link "@kcm-ts/controller"!podControllerUIDIndex} index on pods), then call
  * {@link ReplicaSetController.run}, as kube-controller-manager's
  * `startReplicaSetController` does.
  *
@@ -380,7 +399,7 @@ export class ReplicaSetController {
    *    cannot cause a second creation;
    * 3. convert its selector; a bad one is logged (once per version) and not retried;
    * 4. claim its active pods and the active orphans of its namespace
-   *    (adopt, release), read through {@link podControllerUIDIndex};
+   *    (adopt, release), read through {@link "@kcm-ts/controller"!podControllerUIDIndex};
    * 5. create or delete pods ({@link ReplicaSetController.manageReplicas}),
    *    if allowed and the ReplicaSet is not being deleted;
    * 6. write the status ({@link calculateStatus}, {@link updateReplicaSetStatus});

@@ -20,13 +20,11 @@ import { startSandbox, type Sandbox } from '@kcm-ts/sandbox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   FakePodControl,
-  ReplicaSetController,
   expectationsTimeout,
-  getCondition,
   namespaceTerminatingCause,
   podControllerUIDIndex,
-  replicaSetKind,
-} from '../src/index.js';
+} from '@kcm-ts/controller';
+import { ReplicaSetController, getCondition, replicaSetKind } from '../src/index.js';
 import {
   creatable,
   faultyClient,

@@ -4,7 +4,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newAlreadyExists, newForbidden, newInternalError, newInvalid } from '@kcm-ts/apimachinery';
 import { afterEach, describe, expect, it } from 'vitest';
-import { namespaceTerminatingCause } from '../src/index.js';
+import { namespaceTerminatingCause } from '@kcm-ts/controller';
 import { creatable, newReplicaSet, startHarness, type Harness } from './helpers.js';
 
 let h: Harness | undefined;

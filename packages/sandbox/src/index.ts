@@ -24,5 +24,7 @@ export type { ResourceInfo, Subresource, Verb } from './apiserver/resources.js';
 export { podAnnotations } from './node/kubelet.js';
 // Types only: `Sandbox.registry` hands these out, and nothing outside constructs them.
 export type { Registry, RegistryOptions, WriteResult } from './apiserver/registry/store.js';
+export type { CompiledSelectors } from './apiserver/registry/compiled-selector.js';
+export type { RegistryDeleteOptions } from './apiserver/registry/rest/delete.js';
 export type { Storage, StorageOptions, StoredEvent } from './apiserver/storage/storage.js';
 export type { Watch, WatchFilter, WatchStart } from './apiserver/storage/watch.js';

@@ -4,11 +4,8 @@
 // Run: npm run ranking -w tutorials/05-replicaset
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { formatTime } from '@kcm-ts/apimachinery';
-import {
-  getPodsRankedByRelatedPodsOnSameNode,
-  getPodsToDelete,
-  podDeletionCost,
-} from '@kcm-ts/replicaset';
+import { podDeletionCost } from '@kcm-ts/controller';
+import { getPodsRankedByRelatedPodsOnSameNode, getPodsToDelete } from '@kcm-ts/replicaset';
 
 const minute = 60_000;
 const now = Date.UTC(2026, 0, 1, 12); // the instant of the scale-down

@@ -6,7 +6,7 @@
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { LabelSelector, OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { computeHash } from '@kcm-ts/replicaset';
+import { computeHash } from '@kcm-ts/controller';
 import { rolledOut, startCluster } from './cluster.js';
 import { nginxDeployment } from './manifests.js';
 

@@ -28,7 +28,7 @@ import {
   defaultDeploymentUniqueLabelKey,
   filterActiveReplicaSets,
   replicaSetsByCreationTimestamp,
-} from '@kcm-ts/replicaset';
+} from '@kcm-ts/controller';
 import { getScaledValueFromIntOrPercent, type IntOrString } from './int-or-string.js';
 import { deepCopy, semanticDeepEqual } from './semantic.js';
 import { parseGoInt, parseUint } from './strconv.js';

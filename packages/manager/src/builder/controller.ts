@@ -30,7 +30,7 @@ import {
 import type { InitFunc } from '../controller-context.js';
 import { enqueueForObject, enqueueForOwner, enqueueHandler, type MapFunc } from './handler.js';
 import { runController } from './internal-controller.js';
-import { noopControllerMetrics } from './metrics.js';
+import { noopControllerMetrics } from '../metrics/controller-runtime.js';
 import type { Predicate } from './predicate.js';
 import { requestKey, type Reconciler, type Request } from './reconcile.js';
 

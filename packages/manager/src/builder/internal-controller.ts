@@ -8,7 +8,11 @@
 // and timed in controller-runtime's metrics (metrics.ts).
 import type { Clock, Logger } from '@kcm-ts/apimachinery';
 import type { RateLimitingQueue } from '@kcm-ts/workqueue';
-import type { ControllerMetrics, ControllerMetricsRecorder, ReconcileOutcome } from './metrics.js';
+import type {
+  ControllerMetrics,
+  ControllerMetricsRecorder,
+  ReconcileOutcome,
+} from '../metrics/controller-runtime.js';
 import { isTerminalError, requestOf, type Reconciler } from './reconcile.js';
 
 /** The inputs of {@link runController}. */

@@ -1,6 +1,6 @@
 // What a metric is before it is registered: the shape that the metric
 // tables of the manager (metrics/prometheus.ts) and of its controllers
-// (builder/metrics.ts) are written in.
+// (controller-runtime.ts) are written in.
 
 /**
  * A Prometheus metric's name, help text, labels and (for a histogram) buckets.

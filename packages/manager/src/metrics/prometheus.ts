@@ -14,7 +14,7 @@ import {
   controllerRuntimeMetrics,
   reconcileResultLabels,
   type ControllerMetrics,
-} from '../builder/metrics.js';
+} from './controller-runtime.js';
 
 /**
  * The REST client's two request metrics (client-go `tools/metrics`, as

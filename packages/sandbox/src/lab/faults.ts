@@ -1,8 +1,8 @@
 // Faults injected on demand, so tests can prove that informers and
 // controllers survive what real API servers do to them: dropped and hung
-// watches, 5xx, 429 with Retry-After (kube-apiserver's max-in-flight filter,
-// staging/src/k8s.io/apiserver/pkg/server/filters/maxinflight.go), conflicts,
-// latency and compaction.
+// watches, 5xx, 429 with Retry-After (as kube-apiserver's priority and
+// fairness answers, staging/src/k8s.io/apiserver/pkg/server/filters/
+// priority-and-fairness.go), conflicts, latency and compaction.
 import {
   newConflict,
   newInternalError,

@@ -183,7 +183,9 @@ export function compileFieldSelector(selector: FieldSelector): (fields: Fields) 
 
 /** The matchers of a list's or watch's selectors; absent ones select everything. */
 export interface CompiledSelectors {
+  /** Whether an object's labels match the label selector. */
   labels?: (labels: Labels) => boolean;
+  /** Whether an object's selectable fields match the field selector. */
   fields?: (fields: Fields) => boolean;
 }
 

@@ -27,7 +27,9 @@ const policies = ['Foreground', 'Background', 'Orphan'];
  * dryRun value it named.
  */
 export type RegistryDeleteOptions = DeleteOptions & {
+  /** The deprecated choice between orphaning (true) and deleting (false) dependents. */
   orphanDependents?: boolean;
+  /** Every dryRun value the request named; all must be `All`. */
   dryRunValues?: string[];
 };
 

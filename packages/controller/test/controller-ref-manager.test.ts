@@ -20,9 +20,8 @@ import {
   RealRSControl,
   ReplicaSetControllerRefManager,
   recheckDeletionTimestamp,
-  replicaSetKind,
 } from '../src/index.js';
-import { creatable, epoch, newPod, newReplicaSet } from './helpers.js';
+import { creatable, epoch, newPod, newReplicaSet, replicaSetKind } from './helpers.js';
 
 const deploymentKind = { group: 'apps', version: 'v1', kind: 'Deployment' };
 

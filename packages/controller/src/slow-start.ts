@@ -1,16 +1,8 @@
-// Slow start: pkg/controller/replicaset/replica_set.go (slowStartBatch,
-// BurstReplicas) and pkg/controller/controller_utils.go
-// (SlowStartInitialBatchSize). Creations go out in batches of 1, 2, 4, ...
+// Slow start: pkg/controller/replicaset/replica_set.go (slowStartBatch, which
+// the Job and DaemonSet controllers write again for themselves) and
+// pkg/controller/controller_utils.go (SlowStartInitialBatchSize). Creations go out in batches of 1, 2, 4, ...
 // and stop after the first batch with a failure, so a quota that refuses
 // every pod costs one doomed request (and one event) per sync, not hundreds.
-
-/**
- * The most pods a ReplicaSet controller creates or deletes in one sync of
- * one ReplicaSet (500). Go's `BurstReplicas`.
- *
- * @category Slow start
- */
-export const burstReplicas = 500;
 
 /**
  * The size of the first batch of {@link slowStartBatch}: 1. Go's

@@ -17,9 +17,8 @@ import {
   RealPodControl,
   getPodFromTemplate,
   namespaceTerminatingCause,
-  replicaSetKind,
 } from '../src/index.js';
-import { faultyClient, newReplicaSet, type FaultyClient } from './helpers.js';
+import { faultyClient, newReplicaSet, type FaultyClient, replicaSetKind } from './helpers.js';
 
 let sandbox: Sandbox;
 let pods: FaultyClient<Pod>;

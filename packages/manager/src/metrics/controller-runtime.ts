@@ -2,9 +2,10 @@
 // pkg/internal/controller/metrics/metrics.go. The names, labels and
 // histogram buckets are controller-runtime's, so dashboards and alerts
 // written for a Go operator read a kcm-ts one too. The definitions and the
-// recorder interface live here; prometheus.ts registers them with
-// prom-client in the manager's registry.
-import type { HistogramDefinition, MetricDefinition } from '../metrics/definition.js';
+// recorder interface live beside the manager's own metrics, below the
+// builder and the controller context that both record through them;
+// prometheus.ts registers them with prom-client in the manager's registry.
+import type { HistogramDefinition, MetricDefinition } from './definition.js';
 
 /**
  * The `result` label of `controller_runtime_reconcile_total`: how a
