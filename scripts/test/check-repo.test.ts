@@ -315,7 +315,7 @@ describe('check-repo.mjs', () => {
             '',
           ),
         }),
-      'packages/replicaset/README.md: npm pack should pack packages/apimachinery, packages/informer, packages/replicaset, packages/workqueue (found: replicaset, apimachinery, informer)',
+      'packages/replicaset/README.md: npm pack should pack packages/apimachinery, packages/controller, packages/informer, packages/replicaset, packages/workqueue (found: replicaset, apimachinery, controller, informer)',
     ],
     [
       'an Install section that forgets a peer of a dependency',
