@@ -29,6 +29,7 @@ const ALLOWED = {
   controller: words('workqueue informer apimachinery'),
   replicaset: words('controller workqueue informer apimachinery'),
   deployment: words('controller workqueue informer apimachinery'),
+  job: words('controller workqueue informer apimachinery'),
   client: words('apimachinery'), // + peer @kubernetes/client-node
   sandbox: words('object-store informer workqueue apimachinery'),
 };
@@ -39,12 +40,12 @@ ALLOWED.manager = Object.keys(ALLOWED); // all of the above
 // stand on; src/ may still import only what ALLOWED names. The Deployment
 // controller's tests run the ReplicaSet controller beside it, as a cluster does.
 const TEST_ONLY = {
-  sandbox: words('leader-election controller replicaset deployment client'),
+  sandbox: words('leader-election controller replicaset deployment job client'),
   replicaset: words('deployment'),
 };
 // The course's packages talk to interfaces, never to @kubernetes/client-node.
 const CORE = words(
-  'apimachinery workqueue informer object-store leader-election controller replicaset deployment',
+  'apimachinery workqueue informer object-store leader-election controller replicaset deployment job',
 );
 
 // The files every package has, and its package.json template.

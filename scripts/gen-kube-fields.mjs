@@ -31,6 +31,8 @@ const KINDS = {
   'v1/Binding': 'core/v1.Binding',
   'apps/v1/Deployment': 'apps/v1.Deployment',
   'apps/v1/ReplicaSet': 'apps/v1.ReplicaSet',
+  'batch/v1/Job': 'batch/v1.Job',
+  'batch/v1/CronJob': 'batch/v1.CronJob',
   'autoscaling/v1/Scale': 'autoscaling/v1.Scale',
   'coordination.k8s.io/v1/Lease': 'coordination/v1.Lease',
   'events.k8s.io/v1/Event': 'events/v1.Event',

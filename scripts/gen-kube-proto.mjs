@@ -44,15 +44,21 @@ const KINDS = {
   'v1/Service': 'k8s.io.api.core.v1.Service',
   'apps/v1/Deployment': 'k8s.io.api.apps.v1.Deployment',
   'apps/v1/ReplicaSet': 'k8s.io.api.apps.v1.ReplicaSet',
+  'batch/v1/Job': 'k8s.io.api.batch.v1.Job',
+  'batch/v1/CronJob': 'k8s.io.api.batch.v1.CronJob',
 };
 const ENVELOPE = 'k8s.io.apimachinery.pkg.runtime.Unknown';
 
 const pb = new protobuf.Root();
 pb.resolvePath = (_origin, target) => path.join(protoPath, target);
-await pb.load(['k8s.io/api/core/v1/generated.proto', 'k8s.io/api/apps/v1/generated.proto'], {
-  keepCase: true,
-  alternateCommentMode: true,
-});
+await pb.load(
+  [
+    'k8s.io/api/core/v1/generated.proto',
+    'k8s.io/api/apps/v1/generated.proto',
+    'k8s.io/api/batch/v1/generated.proto',
+  ],
+  { keepCase: true, alternateCommentMode: true },
+);
 pb.resolveAll();
 
 /** Every message reachable from the roots, by full name without the leading dot. */

@@ -64,6 +64,15 @@ export class GoLiteral {
   constructor(readonly text: string) {}
 }
 
+/**
+ * Go's `field.OmitValueType{}`: a field error whose message names no value,
+ * for errors about a whole list or structure (`Invalid value: cannot disable
+ * the terminal Complete=True condition`).
+ *
+ * @category Field errors
+ */
+export const omitValue: unique symbol = Symbol('omitValue');
+
 // errors.go, ErrorBody: strings quoted, numbers and booleans bare, string
 // maps as Go prints a map[string]string, anything else as JSON.
 function goValue(value: unknown): string {
@@ -98,7 +107,8 @@ export function fieldErrorBody(err: FieldError): string {
     err.type === 'FieldValueRequired' ||
     err.type === 'FieldValueForbidden' ||
     err.type === 'FieldValueTooLong' ||
-    err.type === 'InternalError';
+    err.type === 'InternalError' ||
+    err.value === omitValue;
   if (!omitsValue) body += `: ${goValue(err.value)}`;
   if (err.detail) body += `: ${err.detail}`;
   return body;

@@ -18,6 +18,17 @@ export { parseDuration } from './duration.js';
 export { formatMicroTime, formatTime, parseMicroTime } from './time.js';
 export type { Clock, PassiveClock, Ticker, Timer } from './clock.js';
 
+// Cron schedules (robfig/cron v3) and kube-apiserver's checks of them
+export { parseStandard } from './cron-parser.js';
+export type { CronSchedule } from './cron-schedule.js';
+export { isValidTimeZone, loadLocation } from './cron-time-zone.js';
+export {
+  scheduleUsesTimeZone,
+  validateCronJobSchedule,
+  validateCronJobTimeZone,
+} from './cron-validation.js';
+export type { CronJobScheduleValidationOptions } from './cron-validation.js';
+
 // Objects, their metadata and owners
 export {
   getControllerOf,
@@ -107,6 +118,7 @@ export {
   fieldNotSupported,
   fieldRequired,
   fieldTooLong,
+  omitValue,
 } from './field-errors.js';
 export type { FieldError, FieldErrorType } from './field-errors.js';
 

@@ -35,6 +35,8 @@ export type BuiltinResourceName =
   | 'events'
   | 'replicaSets'
   | 'deployments'
+  | 'jobs'
+  | 'cronJobs'
   | 'leases'
   | 'eventsV1';
 
@@ -69,6 +71,8 @@ export const builtinResources: Readonly<Record<BuiltinResourceName, ResourceInfo
   events: info('', 'events', 'Event', true, 'event'),
   replicaSets: info('apps', 'replicasets', 'ReplicaSet', true, 'replicaset'),
   deployments: info('apps', 'deployments', 'Deployment', true, 'deployment'),
+  jobs: info('batch', 'jobs', 'Job', true, 'job'),
+  cronJobs: info('batch', 'cronjobs', 'CronJob', true, 'cronjob'),
   leases: info('coordination.k8s.io', 'leases', 'Lease', true, 'lease'),
   eventsV1: info('events.k8s.io', 'events', 'Event', true, 'event'),
 });

@@ -12,6 +12,7 @@ import {
   fieldRequired,
   fieldTooLong,
   newInvalid,
+  omitValue,
   type FieldError,
 } from '../src/index.js';
 
@@ -30,6 +31,8 @@ describe('field errors', () => {
       [fieldRequired('f'), 'FieldValueRequired', 'Required value'],
       [fieldRequired('f', 'd'), 'FieldValueRequired', 'Required value: d'],
       [fieldTooLong('f', 'vvv', 2), 'FieldValueTooLong', 'Too long: may not be more than 2 bytes'],
+      // field.OmitValueType: the body names the type and the detail only.
+      [fieldInvalid('f', omitValue, 'd'), 'FieldValueInvalid', 'Invalid value: d'],
     ];
     for (const [err, type, body] of cases) {
       expect(err.type).toBe(type);

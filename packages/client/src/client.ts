@@ -4,6 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import type {
   ConfigMap,
   Event as CoreEvent,
@@ -90,6 +91,10 @@ export interface Client {
   readonly deployments: ResourceClient<Deployment>;
   /** apps/v1 replicasets. */
   readonly replicaSets: ResourceClient<ReplicaSet>;
+  /** batch/v1 jobs. */
+  readonly jobs: ResourceClient<Job>;
+  /** batch/v1 cronjobs. */
+  readonly cronJobs: ResourceClient<CronJob>;
   /** coordination.k8s.io/v1 leases (leader election). */
   readonly leases: ResourceClient<Lease>;
   /** events.k8s.io/v1 events (the newer Event API). */
@@ -156,6 +161,8 @@ export function createClient(source?: KubeConfigSource, opts: CreateClientOption
     namespaces: builtin<Namespace>('namespaces'),
     deployments: builtin<Deployment>('deployments'),
     replicaSets: builtin<ReplicaSet>('replicaSets'),
+    jobs: builtin<Job>('jobs'),
+    cronJobs: builtin<CronJob>('cronJobs'),
     leases: builtin<Lease>('leases'),
     eventsV1: builtin<EventsV1Event>('eventsV1'),
   };

@@ -3,6 +3,7 @@
 // informers (informers/core/v1/pod.go and friends).
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import type { ConfigMap, Event, Namespace, Node, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import {
   builtinResources,
@@ -62,6 +63,8 @@ export const informerResources: Readonly<Record<BuiltinInformerResource, Informe
   events: builtinResources.events,
   replicaSets: builtinResources.replicaSets,
   deployments: builtinResources.deployments,
+  jobs: builtinResources.jobs,
+  cronJobs: builtinResources.cronJobs,
   leases: builtinResources.leases,
 };
 
@@ -341,6 +344,14 @@ export class SharedInformerFactory {
   /** apps/v1 deployments. */
   deployments(options?: ByResourceOptions): ResourceInformer<Deployment> {
     return this.forResource<Deployment>(informerResources.deployments, options);
+  }
+  /** batch/v1 jobs. */
+  jobs(options?: ByResourceOptions): ResourceInformer<Job> {
+    return this.forResource<Job>(informerResources.jobs, options);
+  }
+  /** batch/v1 cronjobs. */
+  cronJobs(options?: ByResourceOptions): ResourceInformer<CronJob> {
+    return this.forResource<CronJob>(informerResources.cronJobs, options);
   }
   /** coordination.k8s.io/v1 leases. */
   leases(options?: ByResourceOptions): ResourceInformer<Lease> {

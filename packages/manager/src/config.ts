@@ -60,6 +60,26 @@ export interface ControllerManagerConfiguration {
     /** Workers of the Deployment controller. */
     concurrentDeploymentSyncs: number;
   };
+  /** `--concurrent-job-syncs` (5). */
+  jobController: {
+    /** Workers of the Job controller. */
+    concurrentJobSyncs: number;
+  };
+  /** `--concurrent-cron-job-syncs` (5). */
+  cronJobController: {
+    /** Workers of the CronJob controller. */
+    concurrentCronJobSyncs: number;
+  };
+  /** `--concurrent-ttl-after-finished-syncs` (5). */
+  ttlAfterFinishedController: {
+    /** Workers of the TTL-after-finished controller. */
+    concurrentTTLSyncs: number;
+  };
+  /** `--terminated-pod-gc-threshold` (12,500). */
+  podGCController: {
+    /** Terminated pods kept before the oldest are deleted; 0 or less keeps them all. */
+    terminatedPodGCThreshold: number;
+  };
   /** The garbage collector: `--enable-garbage-collector` (true), `--concurrent-gc-syncs` (20). */
   garbageCollectorController: {
     /** `--enable-garbage-collector`: false leaves the collector out. */
@@ -121,6 +141,10 @@ export function defaultConfiguration(): ControllerManagerConfiguration {
     },
     replicaSetController: { concurrentRSSyncs: 5 },
     deploymentController: { concurrentDeploymentSyncs: 5 },
+    jobController: { concurrentJobSyncs: 5 },
+    cronJobController: { concurrentCronJobSyncs: 5 },
+    ttlAfterFinishedController: { concurrentTTLSyncs: 5 },
+    podGCController: { terminatedPodGCThreshold: 12_500 },
     garbageCollectorController: {
       enableGarbageCollector: true,
       concurrentGCSyncs: 20,
@@ -194,6 +218,16 @@ export function configz(config: ControllerManagerConfiguration): Record<string, 
       ReplicaSetController: { ConcurrentRSSyncs: config.replicaSetController.concurrentRSSyncs },
       DeploymentController: {
         ConcurrentDeploymentSyncs: config.deploymentController.concurrentDeploymentSyncs,
+      },
+      JobController: { ConcurrentJobSyncs: config.jobController.concurrentJobSyncs },
+      CronJobController: {
+        ConcurrentCronJobSyncs: config.cronJobController.concurrentCronJobSyncs,
+      },
+      TTLAfterFinishedController: {
+        ConcurrentTTLSyncs: config.ttlAfterFinishedController.concurrentTTLSyncs,
+      },
+      PodGCController: {
+        TerminatedPodGCThreshold: config.podGCController.terminatedPodGCThreshold,
       },
       GarbageCollectorController: {
         EnableGarbageCollector: config.garbageCollectorController.enableGarbageCollector,

@@ -12,6 +12,7 @@ import {
   type ResourceDiscovery,
 } from '@kcm-ts/apimachinery';
 import { SharedInformerFactory, trimManagedFields } from '@kcm-ts/informer';
+import type { Registry } from 'prom-client';
 import type { ControllerMetrics } from './metrics/controller-runtime.js';
 import type { ControllerClientBuilder } from './client-builder.js';
 import type { ControllerManagerConfiguration } from './config.js';
@@ -52,6 +53,12 @@ export interface ControllerContext {
    * register with a global registry.
    */
   readonly controllerMetrics?: ControllerMetrics;
+  /**
+   * Where controllers register their own metrics (the Job controller's
+   * `job_controller_*`, the pod GC's `pod_gc_collector_*`); none when
+   * absent. In Go they register with the process-wide legacy registry.
+   */
+  readonly metricsRegistry?: Registry;
 }
 
 /**
@@ -109,6 +116,8 @@ export interface ControllerContextOptions {
   signal: AbortSignal;
   /** Where built controllers' metrics go. Default: nowhere. */
   controllerMetrics?: ControllerMetrics;
+  /** Where controllers register their own metrics. Default: nowhere. */
+  metricsRegistry?: Registry;
 }
 
 //#region create-controller-context
@@ -157,6 +166,7 @@ export function createControllerContext(opts: ControllerContextOptions): Created
       clock,
       logger: opts.logger,
       ...(opts.controllerMetrics ? { controllerMetrics: opts.controllerMetrics } : {}),
+      ...(opts.metricsRegistry ? { metricsRegistry: opts.metricsRegistry } : {}),
     },
     informersStarted: markStarted,
   };

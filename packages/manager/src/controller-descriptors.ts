@@ -5,7 +5,7 @@
 // ControllersDisabledByDefault; names/controller_names.go;
 // staging/src/k8s.io/controller-manager/app/helper.go: IsControllerEnabled;
 // controller-manager/options/generic.go: the --controllers validation).
-// kcm-ts implements four of them; the others are known, so `--controllers`
+// kcm-ts implements some of them; the others are known, so `--controllers`
 // accepts their names, and are reported as not implemented when enabled.
 import type { ControllerContext, InitFunc } from './controller-context.js';
 
@@ -104,6 +104,12 @@ export const names = {
   deploymentController: 'deployment-controller',
   /** `replicaset-controller`. */
   replicaSetController: 'replicaset-controller',
+  /** `pod-garbage-collector-controller`. */
+  podGarbageCollectorController: 'pod-garbage-collector-controller',
+  /** `job-controller`. */
+  jobController: 'job-controller',
+  /** `ttl-after-finished-controller`. */
+  ttlAfterFinishedController: 'ttl-after-finished-controller',
 } as const;
 
 /**

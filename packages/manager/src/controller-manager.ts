@@ -25,6 +25,7 @@ import {
 } from '@kcm-ts/leader-election';
 import { setProvider as setWorkqueueMetricsProvider } from '@kcm-ts/workqueue';
 import { startDeploymentController, startReplicaSetController } from './apps.js';
+import { startJobController } from './batch.js';
 import { newClientBuilder, type RestClientSource } from './client-builder.js';
 import { configz, type ControllerManagerConfiguration } from './config.js';
 import {
@@ -39,7 +40,12 @@ import {
   newControllerDescriptors,
   type ControllerDescriptor,
 } from './controller-descriptors.js';
-import { startGarbageCollectorController, startNamespaceController } from './core.js';
+import {
+  startGarbageCollectorController,
+  startNamespaceController,
+  startPodGCController,
+  startTTLAfterFinishedController,
+} from './core.js';
 import { newManagerMetrics, type ManagerMetrics } from './metrics/prometheus.js';
 import { DelegatingAuth } from './server/delegated-auth.js';
 import { MutableHealthChecks, namedPingChecker, type HealthChecker } from './server/healthz.js';
@@ -52,7 +58,7 @@ import {
 
 /**
  * The init functions of the controllers kcm-ts implements, by canonical name:
- * what Go's `NewControllerDescriptors` wires for these four.
+ * what Go's `NewControllerDescriptors` wires for them.
  *
  * @category Controller manager
  */
@@ -61,6 +67,9 @@ export const implementedControllers: Readonly<Record<string, InitFunc>> = Object
   [names.deploymentController]: startDeploymentController,
   [names.garbageCollectorController]: startGarbageCollectorController,
   [names.namespaceController]: startNamespaceController,
+  [names.jobController]: startJobController,
+  [names.podGarbageCollectorController]: startPodGCController,
+  [names.ttlAfterFinishedController]: startTTLAfterFinishedController,
 });
 
 /**
@@ -232,6 +241,7 @@ export async function run(opts: RunOptions, outerSignal: AbortSignal): Promise<v
         logger,
         signal: runSignal,
         controllerMetrics: metrics.controller,
+        metricsRegistry: metrics.registry,
       });
       const running: Promise<void>[] = [];
       try {

@@ -1,9 +1,16 @@
 // The init functions of the core controllers kcm-ts implements
 // (cmd/kube-controller-manager/app/core.go: startGarbageCollectorController,
-// startModifiedNamespaceController).
+// startModifiedNamespaceController, startPodGCController,
+// startTTLAfterFinishedController).
+import { informerResources } from '@kcm-ts/informer';
+import { serverHasResource } from './apps.js';
 import { serverPreferredNamespacedResources } from './discovery.js';
 import { GarbageCollector } from './garbagecollector/garbage-collector.js';
 import { NamespaceController } from './namespace/namespace-controller.js';
+import { newPodGCMetrics } from './podgc/metrics.js';
+import { PodGCController } from './podgc/gc-controller.js';
+import { newTTLAfterFinishedMetrics } from './ttlafterfinished/metrics.js';
+import { TTLAfterFinishedController } from './ttlafterfinished/ttl-after-finished-controller.js';
 import type { InitFunc } from './controller-context.js';
 
 //#region start-garbage-collector-controller
@@ -61,3 +68,49 @@ export const startNamespaceController: InitFunc = (ctx, name, signal) => {
   return Promise.resolve({ running: controller.run(nsConfig.concurrentNamespaceSyncs, signal) });
 };
 //#endregion start-namespace-controller
+
+//#region start-pod-gc-controller
+/**
+ * Starts the pod garbage collector with `--terminated-pod-gc-threshold`,
+ * on the shared pod and node informers and its own client,
+ * `pod-garbage-collector`. Go's `startPodGCController`.
+ *
+ * @category Controllers
+ */
+export const startPodGCController: InitFunc = (ctx, name, signal) => {
+  const controller = new PodGCController({
+    kubeClient: ctx.clientBuilder.client('pod-garbage-collector'),
+    podInformer: ctx.informerFactory.pods(),
+    nodeInformer: ctx.informerFactory.nodes(),
+    terminatedPodThreshold: ctx.componentConfig.podGCController.terminatedPodGCThreshold,
+    ...(ctx.metricsRegistry ? { metrics: newPodGCMetrics(ctx.metricsRegistry) } : {}),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return Promise.resolve({ running: controller.run(signal) });
+};
+//#endregion start-pod-gc-controller
+
+//#region start-ttl-after-finished-controller
+/**
+ * Starts the controller that deletes finished Jobs once their
+ * `ttlSecondsAfterFinished` has passed, with
+ * `--concurrent-ttl-after-finished-syncs` workers. Go's
+ * `startTTLAfterFinishedController`.
+ *
+ * @category Controllers
+ */
+export const startTTLAfterFinishedController: InitFunc = async (ctx, name, signal) => {
+  if (!(await serverHasResource(ctx, informerResources.jobs))) return undefined;
+  const controller = new TTLAfterFinishedController({
+    controllerName: name,
+    client: ctx.clientBuilder.client(name),
+    jobInformer: ctx.informerFactory.jobs(),
+    ...(ctx.metricsRegistry ? { metrics: newTTLAfterFinishedMetrics(ctx.metricsRegistry) } : {}),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  const workers = ctx.componentConfig.ttlAfterFinishedController.concurrentTTLSyncs;
+  return { running: controller.run(workers, signal) };
+};
+//#endregion start-ttl-after-finished-controller

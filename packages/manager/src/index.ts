@@ -1,7 +1,8 @@
 /**
  * kube-controller-manager in TypeScript: {@link run} starts the controllers
- * kcm-ts implements (ReplicaSet, Deployment, the garbage collector and the
- * namespace controller) on one shared informer factory, behind leader
+ * kcm-ts implements (ReplicaSet, Deployment, Job, the garbage collector,
+ * the namespace controller, the pod garbage collector and TTL after finished)
+ * on one shared informer factory, behind leader
  * election, with kube-controller-manager's flags, health checks, metrics and
  * `/configz`. The `kcm-ts` command runs it against a cluster
  * (`kcm-ts controller-manager`) or together with a sandbox (`kcm-ts up`).
@@ -87,7 +88,14 @@ export type { ControllerDescriptor } from './controller-descriptors.js';
 
 // Controllers
 export { serverHasResource, startDeploymentController, startReplicaSetController } from './apps.js';
-export { startGarbageCollectorController, startNamespaceController } from './core.js';
+export { startJobController } from './batch.js';
+export { prometheusJobMetricsProvider } from './metrics/job-controller.js';
+export {
+  startGarbageCollectorController,
+  startNamespaceController,
+  startPodGCController,
+  startTTLAfterFinishedController,
+} from './core.js';
 
 // Clients
 export { newClientBuilder } from './client-builder.js';
@@ -182,6 +190,29 @@ export type {
 } from './namespace/namespaced-resources-deleter.js';
 export { namespaceConditionTypes } from './namespace/status-condition-utils.js';
 export type { NamespaceConditionType } from './namespace/status-condition-utils.js';
+
+// TTL after finished
+export {
+  TTLAfterFinishedController,
+  defaultConcurrentTTLSyncs,
+} from './ttlafterfinished/ttl-after-finished-controller.js';
+export type { TTLAfterFinishedControllerOptions } from './ttlafterfinished/ttl-after-finished-controller.js';
+export { newTTLAfterFinishedMetrics, ttlAfterFinishedMetrics } from './ttlafterfinished/metrics.js';
+export type {
+  TTLAfterFinishedMetricDefinitions,
+  TTLAfterFinishedMetrics,
+} from './ttlafterfinished/metrics.js';
+
+// Pod garbage collector
+export {
+  PodGCController,
+  defaultTerminatedPodGCThreshold,
+  gcCheckPeriod,
+  quarantineTime,
+} from './podgc/gc-controller.js';
+export type { PodGCControllerOptions } from './podgc/gc-controller.js';
+export { newPodGCMetrics, podGCMetrics } from './podgc/metrics.js';
+export type { PodGCMetricDefinitions, PodGCMetrics, PodGCReason } from './podgc/metrics.js';
 
 // Kubernetes object types (type-only namespaces: corev1, appsv1, metav1, ...)
 export type * from './api.js';

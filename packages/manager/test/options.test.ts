@@ -34,6 +34,32 @@ describe('flags', () => {
     expect(parse('-v', '2').verbosity).toBe(2);
   });
 
+  it('takes the batch controllers’ flags', () => {
+    const o = parse(
+      '--concurrent-job-syncs=8',
+      '--concurrent-cron-job-syncs=3',
+      '--concurrent-ttl-after-finished-syncs=2',
+      '--terminated-pod-gc-threshold=0',
+    );
+    expect(o.config.jobController.concurrentJobSyncs).toBe(8);
+    expect(o.config.cronJobController.concurrentCronJobSyncs).toBe(3);
+    expect(o.config.ttlAfterFinishedController.concurrentTTLSyncs).toBe(2);
+    // 0 (or less) turns the terminated-pod collection off; it is not refused.
+    expect(o.config.podGCController.terminatedPodGCThreshold).toBe(0);
+    expect(parse().config.podGCController.terminatedPodGCThreshold).toBe(12_500);
+    expect(() => parse('--concurrent-job-syncs=0')).toThrow(
+      '--concurrent-job-syncs must be at least 1, got 0',
+    );
+    const body = configz(o.config)['kubecontrollermanager.config.k8s.io'] as Record<
+      string,
+      unknown
+    >;
+    expect(body.JobController).toEqual({ ConcurrentJobSyncs: 8 });
+    expect(body.CronJobController).toEqual({ ConcurrentCronJobSyncs: 3 });
+    expect(body.TTLAfterFinishedController).toEqual({ ConcurrentTTLSyncs: 2 });
+    expect(body.PodGCController).toEqual({ TerminatedPodGCThreshold: 0 });
+  });
+
   it('keeps kube-controller-manager’s defaults when no flag is given', () => {
     const o = parse();
     expect(o.config).toEqual(defaultConfiguration());

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
+import type { Job } from 'kubernetes-types/batch/v1.js';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@kcm-ts/apimachinery';
@@ -138,6 +139,21 @@ describe('RBAC', () => {
       await make('b');
       await available('b');
       await deployments.delete('b', { propagationPolicy: 'Orphan' });
+      // A Job that runs to completion and is then deleted by its TTL.
+      const jobs = sandbox.client<Job>('batch', 'jobs').inNamespace('rbac');
+      await jobs.create({
+        metadata: { name: 'once' },
+        spec: {
+          ttlSecondsAfterFinished: 0,
+          template: {
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo done'] }],
+            },
+          },
+        },
+      });
+      await until('the Job to finish and go', async () => (await jobs.list()).items.length === 0);
       await nsClient.delete('rbac');
       await until('the namespace to finish', async () =>
         (await nsClient.list()).items.every((n: KubeObject) => n.metadata?.name !== 'rbac'),

@@ -141,8 +141,8 @@ describe('decodeProtobufObject', () => {
     ],
     [
       'an unknown kind',
-      body('batch/v1', 'Job', new Uint8Array()),
-      /no protobuf schema for "batch\/v1\/Job"/,
+      body('example.com/v1', 'Widget', new Uint8Array()),
+      /no protobuf schema for "example\.com\/v1\/Widget"/,
     ],
   ])('refuses %s', (_, input, message) => {
     expect(() => decodeProtobufObject(input)).toThrow(ProtobufDecodeError);

@@ -35,6 +35,13 @@ async function start(nodes = 1, delays: { podStartDelay?: number; podReadyDelay?
         await settle();
       }
     },
+    logs: async (name: string) => {
+      const res = await fetch(`${s.url}/api/v1/namespaces/default/pods/${name}/log`, {
+        headers: { authorization: `Bearer ${s.token}` },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    },
     events: async (name: string) => {
       const list = await s.client<CoreEvent>('', 'events').inNamespace('default').list();
       return list.items
@@ -293,6 +300,105 @@ describe('the simulated node', () => {
     const placed = (await pods.list()).items.map((p) => p.spec?.nodeName);
     expect(placed.filter((n) => n === 'node-1')).toHaveLength(3);
     expect(placed.filter((n) => n === 'node-2')).toHaveLength(3);
+  });
+
+  it('runs what a container’s command says: its output, its exit code, the pod’s phase', async () => {
+    const { pods, step, logs } = await start(1, { podStartDelay: 0, podReadyDelay: 0 });
+    const once = (name: string, script: string) =>
+      pod(name, {
+        restartPolicy: 'Never',
+        containers: [{ name: 'app', image: 'busybox:1.36', command: ['sh', '-c', script] }],
+      });
+    await pods.create(once('fails', 'echo one; sleep 2; echo two >&2; exit 3'));
+    await pods.create(once('works', 'echo done'));
+    await step(100);
+    expect(await summary(pods, 'fails')).toBe('Running/Running/ready/0');
+    expect(await summary(pods, 'works')).toBe('Succeeded/Completed/unready/0');
+    await step(2_000);
+    expect(await summary(pods, 'fails')).toBe('Failed/Error/unready/0');
+    const failed = await pods.get('fails');
+    expect(failed.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({
+      exitCode: 3,
+      reason: 'Error',
+    });
+    expect(failed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'PodFailed',
+    });
+    expect(await logs('fails')).toBe('one\ntwo\n');
+    expect(await logs('works')).toBe('done\n');
+  });
+
+  it('restarts a finished container as its restartPolicy says', async () => {
+    const { pods, step } = await start(1, { podStartDelay: 0, podReadyDelay: 0 });
+    const run = (name: string, restartPolicy: string, script: string) =>
+      pod(name, {
+        restartPolicy,
+        containers: [{ name: 'app', image: 'busybox:1.36', command: ['sh', '-c', script] }],
+      });
+    await pods.create(run('retry', 'OnFailure', 'sleep 1; exit 1'));
+    await pods.create(run('done', 'OnFailure', 'sleep 1'));
+    await pods.create(run('again', 'Always', 'sleep 1'));
+    await step(1_100);
+    // OnFailure restarts a failed container only; the pod stays Running.
+    expect(await summary(pods, 'retry')).toBe('Running/CrashLoopBackOff/unready/1');
+    expect(await summary(pods, 'done')).toBe('Succeeded/Completed/unready/0');
+    // Always restarts even a container that succeeded, with the same back-off.
+    expect(await summary(pods, 'again')).toBe('Running/CrashLoopBackOff/unready/1');
+    const again = (await pods.get('again')).status?.containerStatuses?.[0];
+    expect(again?.lastState?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    await step(10_000);
+    expect(await summary(pods, 'retry')).toBe('Running/Running/ready/1');
+  });
+
+  it('prints π, reads its completion index and a mounted ConfigMap key', async () => {
+    const { pods, configMaps, step, logs } = await start(1, { podStartDelay: 0, podReadyDelay: 0 });
+    await configMaps.create({ metadata: { name: 'settings' }, data: { mode: 'fast' } });
+    await pods.create(
+      pod('pi', {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'pi',
+            image: 'perl:5.34.0',
+            command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(30)'],
+          },
+        ],
+      }),
+    );
+    await pods.create(
+      pod(
+        'worker-2',
+        {
+          restartPolicy: 'Never',
+          containers: [
+            {
+              name: 'app',
+              image: 'busybox:1.36',
+              command: ['sh', '-c', 'echo index $JOB_COMPLETION_INDEX; cat /etc/settings/mode'],
+              env: [
+                {
+                  name: 'JOB_COMPLETION_INDEX',
+                  valueFrom: {
+                    fieldRef: {
+                      fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+                    },
+                  },
+                },
+              ],
+              volumeMounts: [{ name: 'settings', mountPath: '/etc/settings' }],
+            },
+          ],
+          volumes: [{ name: 'settings', configMap: { name: 'settings' } }],
+        },
+        { 'batch.kubernetes.io/job-completion-index': '2' },
+      ),
+    );
+    await step(5_000);
+    expect(await summary(pods, 'pi')).toBe('Succeeded/Completed/unready/0');
+    expect(await logs('pi')).toBe('3.14159265358979323846264338328\n');
+    expect(await summary(pods, 'worker-2')).toBe('Succeeded/Completed/unready/0');
+    expect(await logs('worker-2')).toBe('index 2\nfast\n');
   });
 
   it('leaves pods Pending without nodes, and refuses a bad node count', async () => {

@@ -1,7 +1,8 @@
 // kube-controller-manager's flags, with its names and defaults
 // (cmd/kube-controller-manager/app/options/options.go and the option groups
 // it composes: generic, leader election, secure serving, authorization,
-// replicaset, deployment, garbage collector, namespace, logs), and how they
+// replicaset, deployment, job, cronjob, ttl-after-finished, podgc, garbage
+// collector, namespace, logs), and how they
 // become the completed configuration (options.Config, ApplyTo, Validate).
 import {
   canonicalControllers,
@@ -52,6 +53,34 @@ export const controllerManagerFlags: readonly FlagSpec[] = [
     defaultText: String(d.deploymentController.concurrentDeploymentSyncs),
     valueName: 'int32',
     help: 'How many Deployments may be synced at once: more workers react faster and cost more CPU and requests.',
+  },
+  {
+    name: 'concurrent-job-syncs',
+    kind: 'int',
+    defaultText: String(d.jobController.concurrentJobSyncs),
+    valueName: 'int32',
+    help: 'How many Jobs may be synced at once: more workers react faster and cost more CPU and requests.',
+  },
+  {
+    name: 'concurrent-cron-job-syncs',
+    kind: 'int',
+    defaultText: String(d.cronJobController.concurrentCronJobSyncs),
+    valueName: 'int32',
+    help: 'How many CronJobs may be synced at once.',
+  },
+  {
+    name: 'concurrent-ttl-after-finished-syncs',
+    kind: 'int',
+    defaultText: String(d.ttlAfterFinishedController.concurrentTTLSyncs),
+    valueName: 'int32',
+    help: 'How many workers delete finished Jobs whose ttlSecondsAfterFinished has passed.',
+  },
+  {
+    name: 'terminated-pod-gc-threshold',
+    kind: 'int',
+    defaultText: String(d.podGCController.terminatedPodGCThreshold),
+    valueName: 'int32',
+    help: 'How many terminated pods may exist before the pod garbage collector deletes the oldest. 0 or less keeps them all.',
   },
   {
     name: 'concurrent-gc-syncs',
@@ -249,6 +278,15 @@ export function completeOptions(values: ReadonlyMap<string, FlagValue>): Command
   config.deploymentController.concurrentDeploymentSyncs =
     positive('concurrent-deployment-syncs', 1) ??
     config.deploymentController.concurrentDeploymentSyncs;
+  config.jobController.concurrentJobSyncs =
+    positive('concurrent-job-syncs', 1) ?? config.jobController.concurrentJobSyncs;
+  config.cronJobController.concurrentCronJobSyncs =
+    positive('concurrent-cron-job-syncs', 1) ?? config.cronJobController.concurrentCronJobSyncs;
+  config.ttlAfterFinishedController.concurrentTTLSyncs =
+    positive('concurrent-ttl-after-finished-syncs', 1) ??
+    config.ttlAfterFinishedController.concurrentTTLSyncs;
+  config.podGCController.terminatedPodGCThreshold =
+    get<number>('terminated-pod-gc-threshold') ?? config.podGCController.terminatedPodGCThreshold;
   config.garbageCollectorController.concurrentGCSyncs =
     positive('concurrent-gc-syncs', 1) ?? config.garbageCollectorController.concurrentGCSyncs;
   config.garbageCollectorController.enableGarbageCollector =

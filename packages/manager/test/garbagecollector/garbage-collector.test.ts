@@ -335,6 +335,8 @@ describe('GarbageCollector lifecycle', () => {
       '/v1/services',
       'apps/v1/deployments',
       'apps/v1/replicasets',
+      'batch/v1/cronjobs',
+      'batch/v1/jobs',
       'coordination.k8s.io/v1/leases',
     ]);
     const cms = h.client('', 'configmaps');

@@ -132,6 +132,8 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
+  info(builtin.jobs, { categories: ['all'], subresources: ['status'] }),
+  info(builtin.cronJobs, { shortNames: ['cj'], categories: ['all'], subresources: ['status'] }),
   info(builtin.leases),
   info(builtin.eventsV1, { shortNames: ['ev'], storage: 'events' }),
   // Reviews are answered, never stored (storage ''): see reviews.ts.

@@ -1,7 +1,13 @@
-// The simulated kubelet: it runs no containers, but moves each pod bound to
-// its node through the states a real kubelet reports (pkg/kubelet/kubelet.go
-// syncPod; the status itself is pod-status.ts), using the kubelet's object
-// managers for the Secrets and ConfigMaps the pods need (container-config.ts).
+// The simulated kubelet: it runs no real containers, but moves each pod bound
+// to its node through the states a real kubelet reports (pkg/kubelet/
+// kubelet.go syncPod; the status itself is pod-status.ts), using the
+// kubelet's object managers for the Secrets and ConfigMaps the pods need
+// (container-config.ts). What each container's process does comes from
+// the process model (process/): its output, and when and how it exits;
+// the kubelet restarts exited containers as the pod's restartPolicy says,
+// with its back-off (pkg/kubelet/kuberuntime, computePodActions and the
+// crash-loop back-off), and a pod whose containers have all finished for
+// good ends Succeeded or Failed (pkg/kubelet/kubelet_pods.go, getPhase).
 import {
   formatTime,
   isConflict,
@@ -27,6 +33,13 @@ import type {
   Secret,
 } from 'kubernetes-types/core/v1.js';
 import { envProblem, envRefs, mountProblem, volumeRefs } from './container-config.js';
+import {
+  containerEnvironment,
+  containerFiles,
+  podHostname,
+  type ConfigSource,
+} from './process/container-environment.js';
+import { containerProgram, type Program } from './process/process-model.js';
 import type { ConfigProblem } from './container-config.js';
 import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
@@ -62,21 +75,44 @@ const retryPeriod = 2_000;
 /** The kubelet's back-off for image pulls and crashed containers: 10 s doubling up to 5 min. */
 const backoff = (failures: number): number => Math.min(10_000 * 2 ** (failures - 1), 300_000);
 
+/** How a container's run ended. */
+interface Termination {
+  exitCode: number;
+  reason: string;
+  startedAt: number;
+  finishedAt: number;
+}
+
+/** What the kubelet remembers about one container of a pod between syncs. */
+interface ContainerState {
+  restartCount: number;
+  /** When the current run started; undefined until the container first starts. */
+  startedAt?: number | undefined;
+  /** What the current run does; null for a program the model does not know (it runs until stopped). */
+  program?: Program | null | undefined;
+  /** How many of the current run's output lines are in its log. */
+  written: number;
+  /** How the current run ended, if it has. */
+  terminated?: Termination | undefined;
+  /** An exited container that restarts waits until then (its back-off). */
+  restartAt?: number | undefined;
+  /** How the run before the current one ended (the status's lastState). */
+  lastTermination?: Termination | undefined;
+}
+
 /** What the kubelet remembers about one pod between syncs. */
 interface PodState {
   uid: string;
   pod: Pod;
   startTime: string;
   podIP: string;
-  /** When the containers started (last restart included); undefined until they have. */
-  startedAt?: number | undefined;
-  /** When they may start, once nothing stops them. */
+  /** When the containers start, once nothing stops them. */
   startAt?: number | undefined;
-  restartCount: number;
-  /** A crashed container waits until then before its restart. */
-  crashLoopUntil?: number | undefined;
-  lastTermination?: { exitCode: number; startedAt: number; finishedAt: number } | undefined;
-  failed: boolean;
+  /** Whether they have started. */
+  started: boolean;
+  containers: Map<string, ContainerState>;
+  /** Succeeded or Failed once every container has finished for good. */
+  terminalPhase?: 'Succeeded' | 'Failed' | undefined;
   pullFailures: number;
   /** ErrImagePull shows until then, ImagePullBackOff after it. */
   pullErrorUntil: number;
@@ -242,8 +278,8 @@ export class SimulatedKubelet {
         pod,
         startTime: formatTime(now),
         podIP: `${this.#opts.podSubnet}.${this.#nextIP++}`,
-        restartCount: 0,
-        failed: false,
+        started: false,
+        containers: new Map(),
         pullFailures: 0,
         pullErrorUntil: 0,
         pullBackoffUntil: 0,
@@ -258,7 +294,8 @@ export class SimulatedKubelet {
       await this.#terminate(key, state, pod, now);
       return;
     }
-    if (state.failed) return;
+    // A pod that has finished is left as it is, until it is deleted.
+    if (state.terminalPhase !== undefined) return;
     this.#secrets.registerPod(pod);
     this.#configMaps.registerPod(pod);
     const containers = pod.spec?.containers ?? [];
@@ -268,12 +305,25 @@ export class SimulatedKubelet {
     }
   }
 
+  /** The containers whose current run has not ended. */
+  #running(state: PodState, pod: Pod): Container[] {
+    if (!state.started) return [];
+    return (pod.spec?.containers ?? []).filter((c) => {
+      const cs = state.containers.get(c.name);
+      return cs?.startedAt !== undefined && cs.terminated === undefined;
+    });
+  }
+
   async #terminate(key: string, state: PodState, pod: Pod, now: number): Promise<void> {
+    const running = this.#running(state, pod);
     if (!state.deleting) {
       state.deleting = true;
-      if (state.startedAt !== undefined && !state.failed) {
-        this.#log(state, pod.spec?.containers ?? [], now, () => 'received SIGTERM');
-      }
+      this.#log(
+        state,
+        running.filter((c) => state.containers.get(c.name)?.program === null),
+        now,
+        () => 'received SIGTERM',
+      );
       for (const c of pod.spec?.containers ?? []) {
         this.#record(
           state,
@@ -287,12 +337,12 @@ export class SimulatedKubelet {
     }
     // The runtime sends SIGTERM at once (kuberuntime_container.go,
     // killContainer); the containers exit after their stop time, or are
-    // killed when the grace period runs out. A pod that never started has
+    // killed when the grace period runs out. A pod with nothing running has
     // nothing to stop. Then the status manager deletes the pod for good.
     const due = Date.parse(pod.metadata!.deletionTimestamp!);
     if (state.stopAt === undefined) {
       const stopping =
-        state.startedAt === undefined
+        running.length === 0
           ? 0
           : this.#delay(pod, podAnnotations.stopDelay, this.#opts.podStopDelay);
       state.stopAt = Math.min(now + stopping, Number.isNaN(due) ? now : due);
@@ -301,13 +351,14 @@ export class SimulatedKubelet {
       this.#after(key, state.stopAt - now);
       return;
     }
-    if (state.startedAt !== undefined && !state.failed) {
-      const killed = state.stopAt >= due && !Number.isNaN(due);
-      this.#log(state, pod.spec?.containers ?? [], state.stopAt, () =>
-        killed ? 'killed with SIGKILL at the end of its grace period' : 'exited with code 0',
-      );
-      for (const c of pod.spec?.containers ?? []) this.#opts.logs.exit(state.uid, c.name);
-    }
+    const killed = state.stopAt >= due && !Number.isNaN(due);
+    this.#log(
+      state,
+      running.filter((c) => state.containers.get(c.name)?.program === null),
+      state.stopAt,
+      () => (killed ? 'killed with SIGKILL at the end of its grace period' : 'exited with code 0'),
+    );
+    for (const c of running) this.#opts.logs.exit(state.uid, c.name);
     try {
       await this.#pods.inNamespace(pod.metadata?.namespace ?? '').delete(pod.metadata?.name ?? '', {
         gracePeriodSeconds: 0,
@@ -338,18 +389,17 @@ export class SimulatedKubelet {
   ): Promise<PodStatus> {
     const pulling = this.#pullStatus(key, state, pod, containers, now);
     if (pulling !== undefined) return pulling;
-    if (state.startedAt === undefined) {
+    if (!state.started) {
       // The one wait of a sync (the reads of what the pod references):
       // other steps stay synchronous, so syncs interleave with the rest of
       // the cluster at the same points.
       const problem = await this.#configProblem(pod, containers);
       const creating = this.#creatingStatus(key, state, pod, containers, now, problem);
       if (creating !== undefined) return creating;
+      for (const c of containers) await this.#startContainer(state, pod, c, state.startAt!);
+      state.started = true;
     }
-    return (
-      this.#crashLoopStatus(key, state, pod, containers, now) ??
-      this.#runningStatus(key, state, pod, containers, now)
-    );
+    return this.#containersStatus(key, state, pod, containers, now);
   }
 
   /** Images first: nothing runs without them. A tag that fails to pull shows ErrImagePull, then back-off. */
@@ -361,7 +411,7 @@ export class SimulatedKubelet {
     now: number,
   ): PodStatus | undefined {
     const badImage = containers.find((c) => failingTags.has(imageTag(c.image ?? '') ?? ''));
-    if (badImage === undefined || state.startedAt !== undefined) return undefined;
+    if (badImage === undefined || state.started) return undefined;
     const image = badImage.image ?? '';
     if (now >= state.pullBackoffUntil) {
       state.pullFailures++;
@@ -416,139 +466,216 @@ export class SimulatedKubelet {
       this.#after(key, state.startAt - now);
       return this.#status(state, pod, containers, now, () => waiting('ContainerCreating'));
     }
-    state.startedAt = state.startAt;
-    this.#started(state, pod, containers);
     return undefined;
+  }
+
+  /** What the pod's containers read, through the kubelet's managers. */
+  #configSource(pod: Pod): ConfigSource {
+    const ns = pod.metadata?.namespace ?? '';
+    const read = async <T>(manager: StoppableManager<KubeObject>, name: string) => {
+      try {
+        return (await manager.getObject(ns, name)) as T;
+      } catch {
+        return undefined;
+      }
+    };
+    return {
+      configMap: (name) => read<ConfigMap>(this.#configMaps, name),
+      secret: (name) => read<Secret>(this.#secrets, name),
+    };
   }
 
   /**
-   * Running: a container that crashes fails the pod (restartPolicy Never) or
-   * backs off and restarts. Undefined while it runs.
+   * Starts a run of container `c` at `at`: what its process will do, from
+   * its command, arguments, environment and mounted files.
    */
-  #crashLoopStatus(
-    key: string,
-    state: PodState,
-    pod: Pod,
-    containers: Container[],
-    now: number,
-  ): PodStatus | undefined {
-    const startedAt = state.startedAt!;
-    const crashAfter = this.#delay(pod, podAnnotations.crashAfter, Infinity);
-    if (state.crashLoopUntil === undefined && startedAt + crashAfter <= now) {
-      const finishedAt = startedAt + crashAfter;
-      state.lastTermination = { exitCode: 1, startedAt, finishedAt };
+  async #startContainer(state: PodState, pod: Pod, c: Container, at: number): Promise<void> {
+    let cs = state.containers.get(c.name);
+    if (!cs) state.containers.set(c.name, (cs = { restartCount: 0, written: 0 }));
+    const source = this.#configSource(pod);
+    const env = await containerEnvironment(pod, c, source);
+    const files = await containerFiles(pod, c, source);
+    cs.startedAt = at;
+    cs.written = 0;
+    cs.terminated = undefined;
+    cs.restartAt = undefined;
+    cs.program =
+      containerProgram([...(c.command ?? []), ...(c.args ?? [])], {
+        env,
+        files,
+        hostname: podHostname(pod),
+        startedAt: at,
+      }) ?? null;
+    this.#opts.logs.start(state.uid, c.name);
+    const attempt = cs.restartCount > 0 ? `/${cs.restartCount}` : '';
+    if (cs.program === null) {
       this.#log(
         state,
-        containers,
-        finishedAt,
-        () => `exited with code 1 (${podAnnotations.crashAfter})`,
-      );
-      for (const c of containers) this.#opts.logs.exit(state.uid, c.name);
-      if (pod.spec?.restartPolicy === 'Never') {
-        state.failed = true;
-        return this.#status(state, pod, containers, now, () => ({
-          terminated: {
-            exitCode: 1,
-            reason: 'Error',
-            startedAt: formatTime(startedAt),
-            finishedAt: formatTime(finishedAt),
-          },
-        }));
-      }
-      state.restartCount++;
-      state.crashLoopUntil = finishedAt + backoff(state.restartCount);
-    }
-    if (state.crashLoopUntil === undefined) return undefined;
-    if (now < state.crashLoopUntil) {
-      const wait = Math.round(backoff(state.restartCount) / 1000);
-      this.#record(
-        state,
-        pod,
-        'Warning',
-        'BackOff',
-        'Back-off restarting failed container',
-        `BackOff/${state.restartCount}`,
-      );
-      this.#after(key, state.crashLoopUntil - now);
-      return this.#status(state, pod, containers, now, (c) =>
-        waiting(
-          'CrashLoopBackOff',
-          `back-off ${wait}s restarting failed container=${c.name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${state.uid})`,
-        ),
+        [c],
+        at,
+        () =>
+          `started from image "${c.image ?? ''}"${cs.restartCount > 0 ? ` (restart ${cs.restartCount})` : ''}`,
       );
     }
-    state.startedAt = state.crashLoopUntil;
-    state.crashLoopUntil = undefined;
-    this.#started(state, pod, containers, `/${state.restartCount}`);
-    return undefined;
+    const image = c.image ?? '';
+    this.#record(
+      state,
+      pod,
+      'Normal',
+      'Pulled',
+      `Container image "${image}" already present on machine`,
+      `Pulled/${c.name}${attempt}`,
+    );
+    this.#record(
+      state,
+      pod,
+      'Normal',
+      'Created',
+      `Created container ${c.name}`,
+      `Created/${c.name}${attempt}`,
+    );
+    this.#record(
+      state,
+      pod,
+      'Normal',
+      'Started',
+      `Started container ${c.name}`,
+      `Started/${c.name}${attempt}`,
+    );
   }
 
-  /** Running containers: ready after their ready delay; the next crash, if any, is scheduled. */
-  #runningStatus(
+  /**
+   * Moves each container's run on to `now`: its output written, its exit
+   * taken (the `crash-after` annotation makes any run exit with 1 then), an
+   * exited container restarted after its back-off when the restartPolicy
+   * says so; then the pod's phase from them all.
+   */
+  async #containersStatus(
     key: string,
     state: PodState,
     pod: Pod,
     containers: Container[],
     now: number,
-  ): PodStatus {
-    const startedAt = state.startedAt!;
+  ): Promise<PodStatus> {
+    const policy = pod.spec?.restartPolicy ?? 'Always';
     const crashAfter = this.#delay(pod, podAnnotations.crashAfter, Infinity);
-    const readyAt =
-      startedAt + this.#delay(pod, podAnnotations.readyDelay, this.#opts.podReadyDelay);
-    if (now < readyAt) this.#after(key, readyAt - now);
-    else if (!state.recorded.has(`LogReady/${state.restartCount}`)) {
-      state.recorded.add(`LogReady/${state.restartCount}`);
-      this.#log(state, containers, readyAt, () => 'is ready');
+    const readyDelay = this.#delay(pod, podAnnotations.readyDelay, this.#opts.podReadyDelay);
+    const wake: number[] = [];
+    for (const c of containers) {
+      const cs = state.containers.get(c.name)!;
+      // Loop: on a clock that jumped, a container may exit and restart more than once.
+      for (;;) {
+        if (cs.terminated === undefined) {
+          const startedAt = cs.startedAt!;
+          const program = cs.program ?? undefined;
+          let exit = program?.exit;
+          if (Number.isFinite(crashAfter) && (exit === undefined || exit.at > crashAfter)) {
+            exit = { at: crashAfter, code: 1 };
+          }
+          const lines = program?.lines ?? [];
+          for (; cs.written < lines.length; cs.written++) {
+            const line = lines[cs.written]!;
+            if (startedAt + line.at > now) break;
+            this.#opts.logs.write(state.uid, c.name, startedAt + line.at, line.text);
+          }
+          if (cs.written < lines.length) wake.push(startedAt + lines[cs.written]!.at);
+          if (cs.program === null) {
+            const readyAt = startedAt + readyDelay;
+            const mark = `LogReady/${c.name}/${cs.restartCount}`;
+            if (readyAt <= now && (exit === undefined || readyAt < startedAt + exit.at)) {
+              if (!state.recorded.has(mark)) {
+                state.recorded.add(mark);
+                this.#log(state, [c], readyAt, () => 'is ready');
+              }
+            }
+          }
+          if (exit === undefined || startedAt + exit.at > now) {
+            if (exit !== undefined) wake.push(startedAt + exit.at);
+            if (startedAt + readyDelay > now) wake.push(startedAt + readyDelay);
+            break;
+          }
+          const finishedAt = startedAt + exit.at;
+          cs.terminated = {
+            exitCode: exit.code,
+            reason: exit.code === 0 ? 'Completed' : 'Error',
+            startedAt,
+            finishedAt,
+          };
+          if (cs.program === null) {
+            this.#log(
+              state,
+              [c],
+              finishedAt,
+              () => `exited with code 1 (${podAnnotations.crashAfter})`,
+            );
+          }
+          this.#opts.logs.exit(state.uid, c.name);
+        }
+        const restarts =
+          policy === 'Always' || (policy === 'OnFailure' && cs.terminated.exitCode !== 0);
+        if (!restarts) break;
+        if (cs.restartAt === undefined) {
+          cs.restartCount++;
+          cs.restartAt = cs.terminated.finishedAt + backoff(cs.restartCount);
+        }
+        if (now < cs.restartAt) {
+          wake.push(cs.restartAt);
+          this.#record(
+            state,
+            pod,
+            'Warning',
+            'BackOff',
+            'Back-off restarting failed container',
+            `BackOff/${c.name}/${cs.restartCount}`,
+          );
+          break;
+        }
+        cs.lastTermination = cs.terminated;
+        await this.#startContainer(state, pod, c, cs.restartAt);
+      }
     }
-    if (startedAt + crashAfter > now && Number.isFinite(crashAfter)) {
-      this.#after(key, startedAt + crashAfter - now);
+    const future = wake.filter((t) => t > now);
+    if (future.length > 0) this.#after(key, Math.min(...future) - now);
+    // getPhase: every container finished for good, with 0 (Succeeded) or not.
+    const finished = containers.map((c) => {
+      const cs = state.containers.get(c.name)!;
+      const restarts =
+        policy === 'Always' || (policy === 'OnFailure' && cs.terminated?.exitCode !== 0);
+      return cs.terminated !== undefined && !restarts ? cs.terminated : undefined;
+    });
+    if (containers.length > 0 && finished.every((t) => t !== undefined)) {
+      state.terminalPhase = finished.every((t) => t.exitCode === 0) ? 'Succeeded' : 'Failed';
     }
     return this.#status(
       state,
       pod,
       containers,
       now,
-      () => ({ running: { startedAt: formatTime(startedAt) } }),
-      now >= readyAt,
+      (c) => {
+        const cs = state.containers.get(c.name)!;
+        const t = cs.terminated;
+        if (t === undefined) return { running: { startedAt: formatTime(cs.startedAt!) } };
+        if (cs.restartAt !== undefined && now < cs.restartAt) {
+          const wait = Math.round(backoff(cs.restartCount) / 1000);
+          return waiting(
+            'CrashLoopBackOff',
+            `back-off ${wait}s restarting failed container=${c.name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${state.uid})`,
+          );
+        }
+        return {
+          terminated: {
+            exitCode: t.exitCode,
+            reason: t.reason,
+            startedAt: formatTime(t.startedAt),
+            finishedAt: formatTime(t.finishedAt),
+          },
+        };
+      },
+      (c) => {
+        const cs = state.containers.get(c.name)!;
+        return cs.terminated === undefined && cs.startedAt! + readyDelay <= now;
+      },
     );
-  }
-
-  #started(state: PodState, pod: Pod, containers: Container[], attempt = ''): void {
-    for (const c of containers) this.#opts.logs.start(state.uid, c.name);
-    this.#log(
-      state,
-      containers,
-      state.startedAt ?? this.#opts.clock.now(),
-      (c) =>
-        `started from image "${c.image ?? ''}"${state.restartCount > 0 ? ` (restart ${state.restartCount})` : ''}`,
-    );
-    for (const c of containers) {
-      const image = c.image ?? '';
-      this.#record(
-        state,
-        pod,
-        'Normal',
-        'Pulled',
-        `Container image "${image}" already present on machine`,
-        `Pulled/${c.name}${attempt}`,
-      );
-      this.#record(
-        state,
-        pod,
-        'Normal',
-        'Created',
-        `Created container ${c.name}`,
-        `Created/${c.name}${attempt}`,
-      );
-      this.#record(
-        state,
-        pod,
-        'Normal',
-        'Started',
-        `Started container ${c.name}`,
-        `Started/${c.name}${attempt}`,
-      );
-    }
   }
 
   /** The first referenced Secret or ConfigMap that is missing, as the kubelet reports it. */
@@ -592,20 +719,28 @@ export class SimulatedKubelet {
     containers: Container[],
     now: number,
     containerState: (c: Container) => ContainerStatus['state'],
-    ready = false,
+    ready: (c: Container) => boolean = () => false,
   ): PodStatus {
-    const statuses = containers.map((c) =>
-      containerStatus(state, c, containerState(c) ?? {}, ready),
-    );
-    const phase = state.failed
-      ? 'Failed'
-      : statuses.some((s) => s.state?.running || s.lastState?.terminated) &&
-          state.startedAt !== undefined
+    const statuses = containers.map((c) => {
+      const cs = state.containers.get(c.name);
+      // While an exited container waits to restart, the run that ended is its last state.
+      const waitingToRestart = cs?.terminated !== undefined && cs.restartAt !== undefined;
+      const history = {
+        uid: state.uid,
+        restartCount: cs?.restartCount ?? 0,
+        lastTermination: waitingToRestart ? cs.terminated : cs?.lastTermination,
+      };
+      return containerStatus(history, c, containerState(c) ?? {}, ready(c));
+    });
+    const phase =
+      state.terminalPhase ??
+      (state.started &&
+      statuses.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated)
         ? 'Running'
-        : 'Pending';
+        : 'Pending');
     return {
       phase,
-      conditions: podConditions(state.failed, pod.status?.conditions ?? [], statuses, now),
+      conditions: podConditions(state.terminalPhase, pod.status?.conditions ?? [], statuses, now),
       hostIP: this.#opts.hostIP,
       hostIPs: [{ ip: this.#opts.hostIP }],
       podIP: state.podIP,

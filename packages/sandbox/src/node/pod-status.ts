@@ -11,7 +11,7 @@ export interface ContainerHistory {
   readonly uid: string;
   readonly restartCount: number;
   readonly lastTermination?:
-    { exitCode: number; startedAt: number; finishedAt: number } | undefined;
+    { exitCode: number; reason?: string; startedAt: number; finishedAt: number } | undefined;
 }
 
 /** A container waiting for `reason`. */
@@ -58,7 +58,7 @@ export function containerStatus(
         : {
             terminated: {
               exitCode: term.exitCode,
-              reason: 'Error',
+              reason: term.reason ?? 'Error',
               startedAt: formatTime(term.startedAt),
               finishedAt: formatTime(term.finishedAt),
             },
@@ -66,9 +66,13 @@ export function containerStatus(
   };
 }
 
-/** The pod's conditions; each keeps its lastTransitionTime while its status stays. */
+/**
+ * The pod's conditions; each keeps its lastTransitionTime while its status
+ * stays. A pod that has finished (`terminal`) is not ready, for the reason
+ * its phase gives.
+ */
 export function podConditions(
-  failed: boolean,
+  terminal: 'Succeeded' | 'Failed' | undefined,
   previous: PodCondition[],
   statuses: ContainerStatus[],
   now: number,
@@ -94,8 +98,14 @@ export function podConditions(
   const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
   const allReady = unready.length === 0 && statuses.length > 0;
   const notReadyMessage = `containers with unready status: [${unready.join(' ')}]`;
-  const readyReason = allReady ? undefined : failed ? 'PodFailed' : 'ContainersNotReady';
-  const readyMessage = allReady || failed ? undefined : notReadyMessage;
+  const readyReason = allReady
+    ? undefined
+    : terminal === 'Failed'
+      ? 'PodFailed'
+      : terminal === 'Succeeded'
+        ? 'PodCompleted'
+        : 'ContainersNotReady';
+  const readyMessage = allReady || terminal !== undefined ? undefined : notReadyMessage;
   return [
     condition('PodReadyToStartContainers', true),
     condition('Initialized', true),

@@ -2,6 +2,7 @@
 // for the rows, and the apiserver's asTable (endpoints/handlers/response.go)
 // for the object each row embeds.
 import type { KubeObject } from '@kcm-ts/apimachinery';
+import { cronJobPrinter, jobPrinter } from './batch.js';
 import { configMapPrinter, secretPrinter } from './config.js';
 import { defaultPrinter } from './default.js';
 import { eventPrinter } from './events.js';
@@ -25,6 +26,8 @@ const printers: ReadonlyMap<string, Printer> = new Map([
   ['/services', servicePrinter],
   ['apps/deployments', deploymentPrinter],
   ['apps/replicasets', replicaSetPrinter],
+  ['batch/jobs', jobPrinter],
+  ['batch/cronjobs', cronJobPrinter],
   ['coordination.k8s.io/leases', leasePrinter],
   ['events.k8s.io/events', eventPrinter],
 ]);

@@ -1,7 +1,9 @@
-import { type Obj, isObj } from '../unstructured.js';
+import { type Obj, isObj, obj } from '../unstructured.js';
 // Defaulting, as the API server applies it before validation: the generated
 // defaulters of pkg/apis/apps/v1/defaults.go (SetDefaults_Deployment,
-// SetDefaults_ReplicaSet) and pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec,
+// SetDefaults_ReplicaSet), pkg/apis/batch/v1/defaults.go (SetDefaults_Job,
+// SetDefaults_CronJob, SetDefaults_PodFailurePolicyOnPodConditionsPattern)
+// and pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec,
 // SetDefaults_Container, SetDefaults_Probe, SetDefaults_ContainerPort). Objects
 // are plain JSON, so these work on loose records and fill only what is unset.
 
@@ -51,6 +53,14 @@ function defaultContainer(c: unknown): void {
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
+  // SetDefaults_ObjectFieldSelector: a fieldRef reads the v1 Pod.
+  if (Array.isArray(c.env)) {
+    for (const e of c.env) {
+      if (isObj(e) && isObj(e.valueFrom) && isObj(e.valueFrom.fieldRef)) {
+        setDefault(e.valueFrom.fieldRef, 'apiVersion', 'v1');
+      }
+    }
+  }
 }
 
 /** Fills the defaults of a PodSpec. */
@@ -105,4 +115,83 @@ export function defaultPod(obj: Obj): void {
   setDefault(spec, 'priority', 0);
   setDefault(spec, 'preemptionPolicy', 'PreemptLowerPriority');
   setDefault(spec, 'serviceAccountName', 'default');
+}
+
+const maxInt32 = 2 ** 31 - 1;
+
+/**
+ * Fills the defaults of a batch/v1 JobSpec: completions and parallelism 1
+ * when neither is set, parallelism 1, backoffLimit 6 (or no limit beside a
+ * per-index one), NonIndexed completion, not suspended, the pod replacement
+ * policy that fits the failure policy, no manual selector; and those of its
+ * pod template.
+ */
+function defaultJobSpec(spec: Obj): void {
+  if (spec.completions == null && spec.parallelism == null) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  setDefault(spec, 'parallelism', 1);
+  setDefault(spec, 'backoffLimit', spec.backoffLimitPerIndex != null ? maxInt32 : 6);
+  setDefault(spec, 'completionMode', 'NonIndexed');
+  setDefault(spec, 'suspend', false);
+  defaultPodFailurePolicyConditions(spec);
+  setDefault(
+    spec,
+    'podReplacementPolicy',
+    spec.podFailurePolicy != null ? 'Failed' : 'TerminatingOrFailed',
+  );
+  setDefault(spec, 'manualSelector', false);
+  defaultPodTemplate(spec);
+}
+
+/** Fills the defaults of a batch/v1 Job; its labels are its template's when it has none. */
+export function defaultJob(obj: Obj): void {
+  const spec = child(obj, 'spec');
+  defaultJobSpec(spec);
+  copyTemplateLabels(obj);
+}
+
+/**
+ * SetDefaults_Job's last step, which kube-apiserver also applies when it
+ * reads a Job back from storage: a Job without labels takes its template's
+ * (the selector labels generated at create included).
+ */
+export function copyTemplateLabels(job: Obj): void {
+  const meta = child(job, 'metadata');
+  const labels = obj(obj(obj(job.spec).template).metadata).labels;
+  const own = meta.labels;
+  if (isObj(labels) && (!isObj(own) || Object.keys(own).length === 0)) meta.labels = { ...labels };
+}
+
+/**
+ * Fills the defaults of a batch/v1 CronJob: concurrency Allow, not
+ * suspended, 3 successful and 1 failed Jobs kept; and those of the pod
+ * template of its Job template (not of the JobSpec itself, which has no
+ * defaulter of its own).
+ */
+export function defaultCronJob(obj: Obj): void {
+  const spec = child(obj, 'spec');
+  if (spec.concurrencyPolicy === undefined || spec.concurrencyPolicy === '') {
+    spec.concurrencyPolicy = 'Allow';
+  }
+  setDefault(spec, 'suspend', false);
+  setDefault(spec, 'successfulJobsHistoryLimit', 3);
+  setDefault(spec, 'failedJobsHistoryLimit', 1);
+  const jobSpec = child(child(spec, 'jobTemplate'), 'spec');
+  defaultPodFailurePolicyConditions(jobSpec);
+  defaultPodTemplate(jobSpec);
+}
+
+function defaultPodFailurePolicyConditions(spec: Obj): void {
+  const policy = spec.podFailurePolicy;
+  if (!isObj(policy) || !Array.isArray(policy.rules)) return;
+  for (const rule of policy.rules) {
+    if (!isObj(rule) || !Array.isArray(rule.onPodConditions)) continue;
+    for (const pattern of rule.onPodConditions) {
+      if (isObj(pattern) && (pattern.status === undefined || pattern.status === '')) {
+        pattern.status = 'True';
+      }
+    }
+  }
 }

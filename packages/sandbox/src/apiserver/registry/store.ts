@@ -58,6 +58,7 @@ import { Storage, storageKey } from '../storage/storage.js';
 import type { StorageBackend } from '../storage/backend.js';
 import { getList } from '../storage/get-list.js';
 import { strategyFor, validateObject } from './strategy.js';
+import { validateObjectMeta } from './validation.js';
 import type { Strategy } from './strategy.js';
 import { SharedForms, present, toStorageForm } from './versioning.js';
 import { Watch } from '../storage/watch.js';
@@ -417,10 +418,17 @@ export class Registry {
     const old = existing as unknown as Obj;
     const name = String(obj(old.metadata).name);
     beforeUpdate(info, strategy, next, old, opts.subresource);
+    // A status write is validated by the status strategy alone, where the
+    // kind has one (the metadata always).
+    const statusOnly = opts.subresource === 'status' && strategy.validateStatusUpdate !== undefined;
     const errs = [
       ...this.allocate(strategy, info, next, old),
-      ...validateObject(strategy, next),
-      ...strategy.validateUpdate(next, old),
+      ...(statusOnly
+        ? [
+            ...validateObjectMeta(obj(next.metadata), strategy.nameIsLabel, strategy.checkName),
+            ...(strategy.validateStatusUpdate?.(next, old) ?? []),
+          ]
+        : [...validateObject(strategy, next, old), ...strategy.validateUpdate(next, old)]),
     ];
     if (errs.length > 0) throw invalid(info, name, errs);
     updateGeneration(strategy, next, old, opts.subresource);
@@ -528,9 +536,17 @@ export class Registry {
     const next = structuredClone(existing) as unknown as Obj;
     const m = obj(next.metadata);
     next.metadata = m;
+    const current = Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [];
     const finalizers = deletionFinalizersForGarbageCollection(
-      Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [],
-      propagationPolicy(opts),
+      current,
+      propagationPolicy(opts) ??
+        // store.go, shouldOrphanDependents: a finalizer the object carries
+        // decides, else the kind's default.
+        (strategy.orphanDependentsByDefault &&
+        !current.includes('orphan') &&
+        !current.includes('foregroundDeletion')
+          ? 'Orphan'
+          : undefined),
     );
     if (finalizers.length > 0) m.finalizers = finalizers;
     else delete m.finalizers;

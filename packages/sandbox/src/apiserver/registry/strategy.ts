@@ -3,7 +3,24 @@
 // PrepareForCreate, PrepareForUpdate, Validate, AllowCreateOnUpdate,
 // AllowUnconditionalUpdate, GetAttrs/ToSelectableFields) and storage options
 // (ReturnDeletedObject, graceful deletion for pods).
-import { defaultDeployment, defaultPod, defaultReplicaSet } from './defaults.js';
+import {
+  defaultCronJob,
+  defaultDeployment,
+  defaultJob,
+  defaultPod,
+  defaultReplicaSet,
+} from './defaults.js';
+import {
+  jobSelectableFields,
+  prepareCronJobForCreate,
+  prepareJobForCreate,
+} from './batch/storage.js';
+import {
+  validateCronJobSpec,
+  validateJob,
+  validateJobStatusUpdate,
+  validateJobUpdate,
+} from './batch/validation.js';
 import { plain } from './field-errors.js';
 import { allocateService, defaultService, initialServiceStatus } from './service/storage.js';
 import { isDNS1035Label, validateService, validateServiceUpdate } from './service/validation.js';
@@ -48,10 +65,25 @@ export interface Strategy {
   prepareForCreate(o: Obj): void;
   /** Defaults on update (the same defaulting runs on every write). */
   prepareForUpdate(o: Obj): void;
-  /** Validation of the whole object, after defaulting. */
-  validate(o: Obj): FieldError[];
+  /**
+   * Validation of the whole object, after defaulting; on an update `old` is
+   * the stored object (some rules depend on what was there).
+   */
+  validate(o: Obj, old?: Obj): FieldError[];
   /** Extra validation of an update. */
   validateUpdate(next: Obj, old: Obj): FieldError[];
+  /**
+   * Validation of a `/status` write instead of the kind's own (its status
+   * strategy's ValidateUpdate); when unset, status writes are validated as
+   * any update.
+   */
+  validateStatusUpdate?(next: Obj, old: Obj): FieldError[];
+  /**
+   * A delete that names no propagation policy (and finds no garbage
+   * collector finalizer) orphans the dependents: the strategy's
+   * DefaultGarbageCollectionPolicy is OrphanDependents, as batch/v1 Jobs'.
+   */
+  readonly orphanDependentsByDefault?: boolean;
   /** The fields a field selector may use besides `metadata.name` and `metadata.namespace`. */
   selectableFields(o: Obj): Record<string, string>;
   /** The default grace period of a delete, in seconds; undefined for kinds deleted at once. */
@@ -282,6 +314,28 @@ const services: Strategy = {
   allocate: allocateService,
 };
 
+const jobs: Strategy = {
+  ...base,
+  hasGeneration: true,
+  statusSubresource: true,
+  prepareForCreate: prepareJobForCreate,
+  prepareForUpdate: (o) => defaultJob(o),
+  validate: (o, old) => validateJob(o, old),
+  validateUpdate: validateJobUpdate,
+  validateStatusUpdate: validateJobStatusUpdate,
+  selectableFields: jobSelectableFields,
+  orphanDependentsByDefault: true,
+};
+
+const cronjobs: Strategy = {
+  ...base,
+  hasGeneration: true,
+  statusSubresource: true,
+  prepareForCreate: prepareCronJobForCreate,
+  prepareForUpdate: (o) => defaultCronJob(o),
+  validate: (o, old) => validateCronJobSpec(o, old),
+};
+
 const strategies: Record<string, Strategy> = {
   namespaces,
   pods,
@@ -292,6 +346,8 @@ const strategies: Record<string, Strategy> = {
   services,
   'deployments.apps': deployments,
   'replicasets.apps': replicasets,
+  'jobs.batch': jobs,
+  'cronjobs.batch': cronjobs,
   'leases.coordination.k8s.io': leases,
 };
 
@@ -301,9 +357,9 @@ export function strategyFor(storage: string): Strategy {
 }
 
 /** Metadata validation plus the kind's own. */
-export function validateObject(strategy: Strategy, o: Obj): FieldError[] {
+export function validateObject(strategy: Strategy, o: Obj, old?: Obj): FieldError[] {
   return [
     ...validateObjectMeta(obj(o.metadata), strategy.nameIsLabel, strategy.checkName),
-    ...strategy.validate(o),
+    ...strategy.validate(o, old),
   ];
 }

@@ -15,7 +15,8 @@ import { duplicate, forbidden, invalid, notSupported, required } from './field-e
 import type { FieldError } from './field-errors.js';
 import { type Obj, isObj, obj } from '../unstructured.js';
 
-function nonNegative(errs: FieldError[], field: string, value: unknown): void {
+/** A field that, when set, must be a whole number of at least 0 (ValidateNonnegativeField). */
+export function nonNegative(errs: FieldError[], field: string, value: unknown): void {
   if (value === undefined || value === null) return;
   if (typeof value !== 'number' || !Number.isInteger(value)) {
     errs.push(invalid(field, value, 'must be an integer'));
