@@ -30,6 +30,7 @@ const ALLOWED = {
   replicaset: words('controller workqueue informer apimachinery'),
   deployment: words('controller workqueue informer apimachinery'),
   job: words('controller workqueue informer apimachinery'),
+  cronjob: words('controller workqueue informer apimachinery'),
   client: words('apimachinery'), // + peer @kubernetes/client-node
   sandbox: words('object-store informer workqueue apimachinery'),
 };
@@ -38,14 +39,16 @@ ALLOWED.manager = Object.keys(ALLOWED); // all of the above
 // fake clock, simulated nodes and the fault lab), as envtest serves controller
 // tests: a devDependency only, for the packages the sandbox does not itself
 // stand on; src/ may still import only what ALLOWED names. The Deployment
-// controller's tests run the ReplicaSet controller beside it, as a cluster does.
+// controller's tests run the ReplicaSet controller beside it, and the CronJob
+// controller's the Job controller, as a cluster does.
 const TEST_ONLY = {
-  sandbox: words('leader-election controller replicaset deployment job client'),
+  sandbox: words('leader-election controller replicaset deployment job cronjob client'),
   replicaset: words('deployment'),
+  job: words('cronjob'),
 };
 // The course's packages talk to interfaces, never to @kubernetes/client-node.
 const CORE = words(
-  'apimachinery workqueue informer object-store leader-election controller replicaset deployment job',
+  'apimachinery workqueue informer object-store leader-election controller replicaset deployment job cronjob',
 );
 
 // The files every package has, and its package.json template.

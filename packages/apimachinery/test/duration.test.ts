@@ -32,6 +32,9 @@ describe('parseDuration', () => {
     ['10.5s4m', 250_500],
     ['-2m3.4s', -123_400],
     ['1h2m3s4ms', 3_723_004],
+    ['9223372036854775807ns', 9_223_372_036_854.775807],
+    ['-9223372036854775808ns', -9_223_372_036_854.775808],
+    ['0.3333333333333333333h', 1_200_000],
   ])('reads %s', (text, ms) => {
     expect(parseDuration(text)).toBeCloseTo(ms, 9);
   });
@@ -48,6 +51,14 @@ describe('parseDuration', () => {
     ['1d', 'time: unknown unit "d" in duration "1d"'],
     ['2 s', 'time: unknown unit " s" in duration "2 s"'],
     ['15', 'time: missing unit in duration "15"'],
+    // The unit runs to the next digit or dot, spaces and all.
+    ['1h ', 'time: unknown unit "h " in duration "1h "'],
+    // Non-ASCII bytes are written as \x escapes, as Go's time package quotes.
+    ['3\u00a0s', 'time: unknown unit "\\xc2\\xa0s" in duration "3\\xc2\\xa0s"'],
+    // An integer beyond int64 is an invalid duration, whatever follows it.
+    ['99999999999999999999Z', 'time: invalid duration "99999999999999999999Z"'],
+    ['9223372036854775808ns', 'time: invalid duration "9223372036854775808ns"'],
+    ['2562048h', 'time: invalid duration "2562048h"'],
   ])('refuses %j', (text, message) => {
     expect(() => parseDuration(text)).toThrow(message);
   });

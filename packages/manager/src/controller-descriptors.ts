@@ -108,6 +108,8 @@ export const names = {
   podGarbageCollectorController: 'pod-garbage-collector-controller',
   /** `job-controller`. */
   jobController: 'job-controller',
+  /** `cronjob-controller`. */
+  cronJobController: 'cronjob-controller',
   /** `ttl-after-finished-controller`. */
   ttlAfterFinishedController: 'ttl-after-finished-controller',
 } as const;

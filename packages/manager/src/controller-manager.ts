@@ -25,7 +25,7 @@ import {
 } from '@kcm-ts/leader-election';
 import { setProvider as setWorkqueueMetricsProvider } from '@kcm-ts/workqueue';
 import { startDeploymentController, startReplicaSetController } from './apps.js';
-import { startJobController } from './batch.js';
+import { startCronJobController, startJobController } from './batch.js';
 import { newClientBuilder, type RestClientSource } from './client-builder.js';
 import { configz, type ControllerManagerConfiguration } from './config.js';
 import {
@@ -68,6 +68,7 @@ export const implementedControllers: Readonly<Record<string, InitFunc>> = Object
   [names.garbageCollectorController]: startGarbageCollectorController,
   [names.namespaceController]: startNamespaceController,
   [names.jobController]: startJobController,
+  [names.cronJobController]: startCronJobController,
   [names.podGarbageCollectorController]: startPodGCController,
   [names.ttlAfterFinishedController]: startTTLAfterFinishedController,
 });

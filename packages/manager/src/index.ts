@@ -1,6 +1,6 @@
 /**
  * kube-controller-manager in TypeScript: {@link run} starts the controllers
- * kcm-ts implements (ReplicaSet, Deployment, Job, the garbage collector,
+ * kcm-ts implements (ReplicaSet, Deployment, Job, CronJob, the garbage collector,
  * the namespace controller, the pod garbage collector and TTL after finished)
  * on one shared informer factory, behind leader
  * election, with kube-controller-manager's flags, health checks, metrics and
@@ -88,8 +88,11 @@ export type { ControllerDescriptor } from './controller-descriptors.js';
 
 // Controllers
 export { serverHasResource, startDeploymentController, startReplicaSetController } from './apps.js';
-export { startJobController } from './batch.js';
-export { prometheusJobMetricsProvider } from './metrics/job-controller.js';
+export { startCronJobController, startJobController } from './batch.js';
+export {
+  prometheusCronJobMetricsProvider,
+  prometheusJobMetricsProvider,
+} from './metrics/job-controller.js';
 export {
   startGarbageCollectorController,
   startNamespaceController,

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@kcm-ts/apimachinery';
@@ -154,6 +154,33 @@ describe('RBAC', () => {
         },
       });
       await until('the Job to finish and go', async () => (await jobs.list()).items.length === 0);
+      // A CronJob firing every second, keeping none of its finished Jobs.
+      const cronJobs = sandbox.client<CronJob>('batch', 'cronjobs').inNamespace('rbac');
+      await cronJobs.create({
+        metadata: { name: 'tick' },
+        spec: {
+          schedule: '@every 1s',
+          successfulJobsHistoryLimit: 0,
+          failedJobsHistoryLimit: 0,
+          jobTemplate: {
+            spec: {
+              template: {
+                spec: {
+                  restartPolicy: 'Never',
+                  containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo tick'] }],
+                },
+              },
+            },
+          },
+        },
+      });
+      await until(
+        'a scheduled Job to succeed and be pruned',
+        async () =>
+          (await cronJobs.get('tick')).status?.lastSuccessfulTime !== undefined &&
+          (await jobs.list()).items.every((j) => !j.status?.succeeded),
+      );
+      await cronJobs.patch('tick', { type: 'merge', body: { spec: { suspend: true } } });
       await nsClient.delete('rbac');
       await until('the namespace to finish', async () =>
         (await nsClient.list()).items.every((n: KubeObject) => n.metadata?.name !== 'rbac'),

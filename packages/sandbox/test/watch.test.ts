@@ -1,5 +1,7 @@
+import { getEventListeners } from 'node:events';
 import { initialEventsEndAnnotation } from '@kcm-ts/apimachinery';
 import { describe, expect, it } from 'vitest';
+import { inProcessClient } from '../src/index.js';
 import { configMap, drain, newRegistry, summary } from './helpers.js';
 
 describe('watch', () => {
@@ -167,5 +169,21 @@ describe('watch', () => {
     watch.stop();
     expect(await pending).toEqual([]);
     expect(clock.hasWaiters()).toBe(false);
+  });
+
+  it('lets go of the caller’s signal when a client watch ends by itself', async () => {
+    const { registry, clock } = newRegistry();
+    const cms = inProcessClient(registry, registry.resource('', 'configmaps')).inNamespace(
+      'default',
+    );
+    const signal = new AbortController().signal;
+    // A reflector re-watches on one long-lived signal, over and over.
+    for (let i = 0; i < 20; i++) {
+      const watch = await cms.watch({ signal, timeoutSeconds: 1 });
+      const events = drain(watch as Parameters<typeof drain>[0], 1);
+      await clock.advance(1_000);
+      expect(await events).toEqual([]);
+    }
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 });

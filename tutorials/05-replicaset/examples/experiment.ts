@@ -93,6 +93,8 @@ export async function startExperiment(opts: ExperimentOptions): Promise<Experime
   factory.start(stop.signal); // after every controller has asked for its informers
   const running = controller.run(concurrentRSSyncs, stop.signal);
   //#endregion wiring
+  // Ready means the controller sees the cluster: its caches are filled.
+  await factory.waitForCacheSync(stop.signal);
 
   return {
     sandbox,

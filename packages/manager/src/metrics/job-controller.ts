@@ -1,7 +1,13 @@
-// The Job controller's metrics in the manager's Prometheus registry: what
-// pkg/controller/job/metrics/metrics.go's Register does with the legacy
-// registry, through @kcm-ts/job's JobMetricsProvider.
+// The batch controllers' metrics in the manager's Prometheus registry: what
+// pkg/controller/job/metrics/metrics.go's and pkg/controller/cronjob/
+// metrics/metrics.go's Register do with the legacy registry, through the
+// providers of @kcm-ts/job and @kcm-ts/cronjob.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type {
+  CronJobHistogram,
+  CronJobMetricDescriptor,
+  CronJobMetricsProvider,
+} from '@kcm-ts/cronjob';
 import type {
   CounterVecMetric,
   HistogramVecMetric,
@@ -50,6 +56,28 @@ export function prometheusJobMetricsProvider(registry: Registry): JobMetricsProv
           return { observe: (v) => series.observe(v) };
         },
       };
+    },
+  };
+}
+
+/**
+ * A {@link CronJobMetricsProvider} that registers its histogram in
+ * `registry`, once, as {@link prometheusJobMetricsProvider} does.
+ *
+ * @category Metrics
+ */
+export function prometheusCronJobMetricsProvider(registry: Registry): CronJobMetricsProvider {
+  return {
+    newHistogram(d: CronJobMetricDescriptor): CronJobHistogram {
+      const histogram =
+        (registry.getSingleMetric(d.name) as Histogram | undefined) ??
+        new Histogram({
+          name: d.name,
+          help: d.help,
+          ...(d.buckets ? { buckets: [...d.buckets] } : {}),
+          registers: [registry],
+        });
+      return { observe: (v) => histogram.observe(v) };
     },
   };
 }

@@ -104,7 +104,14 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
   watch(opts: ListOptions = {}): Promise<AsyncIterable<WatchEvent<T>>> {
     return this.call('watch', '', opts.signal, () => {
       const watch = this.registry.watch(this.info, this.ns(), opts);
-      opts.signal?.addEventListener('abort', () => watch.stop(), { once: true });
+      const signal = opts.signal;
+      if (signal) {
+        // Taken off when the watch ends by itself, so that a long-lived
+        // signal does not gather one listener per watch.
+        const onAbort = (): void => watch.stop();
+        signal.addEventListener('abort', onAbort, { once: true });
+        watch.onStop(() => signal.removeEventListener('abort', onAbort));
+      }
       const events = this.faults ? faultedWatch(watch, this.faults, this.info, opts.signal) : watch;
       return events as AsyncIterable<WatchEvent<T>>;
     });

@@ -61,6 +61,7 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
   private lastRV: number;
   private limit = Infinity;
   private listener: (() => void) | undefined;
+  private readonly stopHooks: (() => void)[] = [];
 
   constructor(
     private readonly storage: Storage,
@@ -225,6 +226,13 @@ export class Watch implements AsyncIterable<WatchEvent<KubeObject>> {
     this.bookmarks?.stop();
     this.wake?.();
     this.listener?.();
+    for (const hook of this.stopHooks.splice(0)) hook();
+  }
+
+  /** Calls `hook` once the watch ends (at once if it has). */
+  onStop(hook: () => void): void {
+    if (this.ended) hook();
+    else this.stopHooks.push(hook);
   }
 
   /** True once the watch has ended (its queue may still hold events). */
