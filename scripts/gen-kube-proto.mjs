@@ -42,10 +42,16 @@ const KINDS = {
   'v1/ConfigMap': 'k8s.io.api.core.v1.ConfigMap',
   'v1/Secret': 'k8s.io.api.core.v1.Secret',
   'v1/Service': 'k8s.io.api.core.v1.Service',
+  'v1/PersistentVolumeClaim': 'k8s.io.api.core.v1.PersistentVolumeClaim',
+  'v1/PersistentVolume': 'k8s.io.api.core.v1.PersistentVolume',
   'apps/v1/Deployment': 'k8s.io.api.apps.v1.Deployment',
   'apps/v1/ReplicaSet': 'k8s.io.api.apps.v1.ReplicaSet',
+  'apps/v1/DaemonSet': 'k8s.io.api.apps.v1.DaemonSet',
+  'apps/v1/StatefulSet': 'k8s.io.api.apps.v1.StatefulSet',
+  'apps/v1/ControllerRevision': 'k8s.io.api.apps.v1.ControllerRevision',
   'batch/v1/Job': 'k8s.io.api.batch.v1.Job',
   'batch/v1/CronJob': 'k8s.io.api.batch.v1.CronJob',
+  'storage.k8s.io/v1/StorageClass': 'k8s.io.api.storage.v1.StorageClass',
 };
 const ENVELOPE = 'k8s.io.apimachinery.pkg.runtime.Unknown';
 
@@ -56,6 +62,7 @@ await pb.load(
     'k8s.io/api/core/v1/generated.proto',
     'k8s.io/api/apps/v1/generated.proto',
     'k8s.io/api/batch/v1/generated.proto',
+    'k8s.io/api/storage/v1/generated.proto',
   ],
   { keepCase: true, alternateCommentMode: true },
 );

@@ -9,7 +9,7 @@ import { tzdataNames } from './cron-zone-names.js';
 /**
  * Go's `time.LoadLocation`, for the names it can load anywhere: `''` and
  * `'UTC'` give `'UTC'`, `'Local'` gives `'Local'` (the zone of the machine;
- * {@link SpecSchedule.next} reads it as the zone it is given), and an IANA
+ * a schedule's `next` reads it as the zone it is given), and an IANA
  * name such as `'Europe/Rome'` or `'US/Eastern'` comes back as it is. Names
  * are case-sensitive, as they are for Go on Linux.
  *

@@ -242,6 +242,7 @@ export type {
   EventSpamKeyFunc,
 } from './record/events-cache.js';
 export { getReference } from './record/reference.js';
+export { EventNamer } from './record/util.js';
 
 // Strategic merge patch
 export { StrategicMergePatchError, strategicMergePatch } from './strategic-merge-patch.js';

@@ -2,7 +2,7 @@
 // by which key, and which fields carry a strategy of their own. kube-apiserver
 // reads this from the `patchStrategy` and `patchMergeKey` struct tags of the
 // Go types (k8s.io/api v0.32.9 core/v1 and apps/v1 types.go, apimachinery
-// meta/v1 types.go). Here each Go type's tags are written down once, as a
+// meta/v1 types.go, and batch/v1 and storage/v1). Here each Go type's tags are written down once, as a
 // constant named after the type, and shared wherever Go embeds that type.
 
 /**
@@ -133,6 +133,21 @@ const deploymentStatus: PatchMeta = { fields: { conditions } };
 const replicaSetSpec: PatchMeta = { fields: { template: nested(podTemplateSpec) } };
 const replicaSetStatus: PatchMeta = { fields: { conditions } };
 
+// apps/v1 DaemonSetSpec and StatefulSetSpec embed a pod template;
+// volumeClaimTemplates and the update strategies have no tags.
+const templated: PatchMeta = { fields: { template: nested(podTemplateSpec) } };
+const withConditions: PatchMeta = { fields: { conditions } };
+
+// batch/v1 JobSpec (podFailurePolicy and successPolicy have no tags), and
+// CronJobSpec's JobTemplateSpec. CronJobStatus.active has none.
+const jobTemplateSpec: PatchMeta = {
+  fields: { metadata: nested(objectMeta), spec: nested(templated) },
+};
+const cronJobSpec: PatchMeta = { fields: { jobTemplate: nested(jobTemplateSpec) } };
+
+// core/v1 ServiceSpec.ports merges by port (listMapKeys port and protocol).
+const serviceSpec: PatchMeta = { fields: { ports: byKey('port') } };
+
 // A top-level kind: ObjectMeta plus its own fields.
 const kind = (fields: Record<string, FieldPatchMeta> = {}): PatchMeta => ({
   fields: { metadata: nested(objectMeta), ...fields },
@@ -152,14 +167,26 @@ const kinds: ReadonlyMap<string, PatchMeta> = new Map([
   ['autoscaling/v1/Scale', kind()],
   ['apps/v1/Deployment', kind({ spec: nested(deploymentSpec), status: nested(deploymentStatus) })],
   ['apps/v1/ReplicaSet', kind({ spec: nested(replicaSetSpec), status: nested(replicaSetStatus) })],
+  ['v1/Service', kind({ spec: nested(serviceSpec), status: nested(withConditions) })],
+  ['v1/PersistentVolumeClaim', kind({ status: nested(withConditions) })],
+  ['v1/PersistentVolume', kind()],
+  ['apps/v1/DaemonSet', kind({ spec: nested(templated), status: nested(withConditions) })],
+  ['apps/v1/StatefulSet', kind({ spec: nested(templated), status: nested(withConditions) })],
+  ['apps/v1/ControllerRevision', kind()],
+  ['batch/v1/Job', kind({ spec: nested(templated), status: nested(withConditions) })],
+  ['batch/v1/CronJob', kind({ spec: nested(cronJobSpec) })],
+  ['storage.k8s.io/v1/StorageClass', kind()],
 ]);
 
 /**
  * The strategic merge patch schema of a built-in kind, such as
  * `patchMetaForKind('apps/v1', 'Deployment')`, as kube-apiserver derives it
  * from the Go types of k8s.io/api v0.32.9. Knows v1 Pod, Namespace, Node,
- * ConfigMap, Secret and Event; apps/v1 Deployment and ReplicaSet;
- * coordination.k8s.io/v1 Lease; events.k8s.io/v1 Event; autoscaling/v1 Scale.
+ * ConfigMap, Secret, Event, Service, PersistentVolumeClaim and
+ * PersistentVolume; apps/v1 Deployment, ReplicaSet, DaemonSet, StatefulSet
+ * and ControllerRevision; batch/v1 Job and CronJob; coordination.k8s.io/v1
+ * Lease; events.k8s.io/v1 Event; storage.k8s.io/v1 StorageClass;
+ * autoscaling/v1 Scale.
  *
  * @returns the schema, or `undefined` for any other kind (kube-apiserver
  *   answers a strategic merge patch to a custom resource with 415).

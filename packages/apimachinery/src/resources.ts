@@ -33,11 +33,17 @@ export type BuiltinResourceName =
   | 'nodes'
   | 'namespaces'
   | 'events'
+  | 'persistentVolumeClaims'
+  | 'persistentVolumes'
   | 'replicaSets'
   | 'deployments'
+  | 'daemonSets'
+  | 'statefulSets'
+  | 'controllerRevisions'
   | 'jobs'
   | 'cronJobs'
   | 'leases'
+  | 'storageClasses'
   | 'eventsV1';
 
 function info(
@@ -69,10 +75,28 @@ export const builtinResources: Readonly<Record<BuiltinResourceName, ResourceInfo
   nodes: info('', 'nodes', 'Node', false, 'node'),
   namespaces: info('', 'namespaces', 'Namespace', false, 'namespace'),
   events: info('', 'events', 'Event', true, 'event'),
+  persistentVolumeClaims: info(
+    '',
+    'persistentvolumeclaims',
+    'PersistentVolumeClaim',
+    true,
+    'persistentvolumeclaim',
+  ),
+  persistentVolumes: info('', 'persistentvolumes', 'PersistentVolume', false, 'persistentvolume'),
   replicaSets: info('apps', 'replicasets', 'ReplicaSet', true, 'replicaset'),
   deployments: info('apps', 'deployments', 'Deployment', true, 'deployment'),
+  daemonSets: info('apps', 'daemonsets', 'DaemonSet', true, 'daemonset'),
+  statefulSets: info('apps', 'statefulsets', 'StatefulSet', true, 'statefulset'),
+  controllerRevisions: info(
+    'apps',
+    'controllerrevisions',
+    'ControllerRevision',
+    true,
+    'controllerrevision',
+  ),
   jobs: info('batch', 'jobs', 'Job', true, 'job'),
   cronJobs: info('batch', 'cronjobs', 'CronJob', true, 'cronjob'),
   leases: info('coordination.k8s.io', 'leases', 'Lease', true, 'lease'),
+  storageClasses: info('storage.k8s.io', 'storageclasses', 'StorageClass', false, 'storageclass'),
   eventsV1: info('events.k8s.io', 'events', 'Event', true, 'event'),
 });

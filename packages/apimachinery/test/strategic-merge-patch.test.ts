@@ -754,3 +754,67 @@ describe('patchMetaForKind', () => {
     expect(fields.ephemeralContainers?.meta).toBe(fields.containers?.meta);
   });
 });
+
+describe('patchMetaForKind: the workload and storage kinds', () => {
+  const pod = (containers: object[]) => ({ template: { spec: { containers } } });
+  const stored = [
+    { name: 'main', image: 'busybox:1.36' },
+    { name: 'side', image: 'envoy' },
+  ];
+  const patched = [{ name: 'main', image: 'busybox:1.37' }];
+
+  it.each([
+    ['apps/v1', 'DaemonSet', (c: object[]) => ({ spec: pod(c) })],
+    ['apps/v1', 'StatefulSet', (c: object[]) => ({ spec: pod(c) })],
+    ['batch/v1', 'Job', (c: object[]) => ({ spec: pod(c) })],
+    ['batch/v1', 'CronJob', (c: object[]) => ({ spec: { jobTemplate: { spec: pod(c) } } })],
+  ])('merges the containers of a %s %s by name', (apiVersion, kind, wrap) => {
+    const meta = patchMetaForKind(apiVersion, kind);
+    expect(meta).toBeDefined();
+    const out = strategicMergePatch(wrap(stored), wrap(patched), meta!);
+    expect(JSON.stringify(out)).toBe(
+      JSON.stringify(
+        wrap([
+          { name: 'main', image: 'busybox:1.37' },
+          { name: 'side', image: 'envoy' },
+        ]),
+      ),
+    );
+  });
+
+  it('merges a Service’s ports by port and status conditions by type', () => {
+    const meta = patchMetaForKind('v1', 'Service')!;
+    const out = strategicMergePatch(
+      {
+        spec: {
+          ports: [
+            { port: 80, name: 'http' },
+            { port: 443, name: 'https' },
+          ],
+        },
+      },
+      { spec: { ports: [{ port: 443, targetPort: 8443 }] } },
+      meta,
+    );
+    expect(out).toEqual({
+      spec: {
+        ports: [
+          { port: 80, name: 'http' },
+          { port: 443, name: 'https', targetPort: 8443 },
+        ],
+      },
+    });
+  });
+
+  it('knows PersistentVolumeClaims, PersistentVolumes, ControllerRevisions and StorageClasses', () => {
+    for (const [apiVersion, kind] of [
+      ['v1', 'PersistentVolumeClaim'],
+      ['v1', 'PersistentVolume'],
+      ['apps/v1', 'ControllerRevision'],
+      ['storage.k8s.io/v1', 'StorageClass'],
+    ] as const) {
+      expect(patchMetaForKind(apiVersion, kind), `${apiVersion} ${kind}`).toBeDefined();
+    }
+    expect(patchMetaForKind('example.com/v1', 'Widget')).toBeUndefined();
+  });
+});

@@ -3,13 +3,22 @@
 // of client-go's kubernetes.Clientset (CoreV1().Pods(), AppsV1().Deployments()).
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Deployment,
+  ReplicaSet,
+  StatefulSet,
+} from 'kubernetes-types/apps/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import type {
   ConfigMap,
   Event as CoreEvent,
   Namespace,
   Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
   Pod,
   Secret,
 } from 'kubernetes-types/core/v1.js';
@@ -91,6 +100,18 @@ export interface Client {
   readonly deployments: ResourceClient<Deployment>;
   /** apps/v1 replicasets. */
   readonly replicaSets: ResourceClient<ReplicaSet>;
+  /** apps/v1 daemonsets. */
+  readonly daemonSets: ResourceClient<DaemonSet>;
+  /** apps/v1 statefulsets. */
+  readonly statefulSets: ResourceClient<StatefulSet>;
+  /** apps/v1 controllerrevisions (the history of DaemonSets and StatefulSets). */
+  readonly controllerRevisions: ResourceClient<ControllerRevision>;
+  /** core/v1 persistentvolumeclaims. */
+  readonly persistentVolumeClaims: ResourceClient<PersistentVolumeClaim>;
+  /** core/v1 persistentvolumes (cluster-scoped). */
+  readonly persistentVolumes: ResourceClient<PersistentVolume>;
+  /** storage.k8s.io/v1 storageclasses (cluster-scoped). */
+  readonly storageClasses: ResourceClient<StorageClass>;
   /** batch/v1 jobs. */
   readonly jobs: ResourceClient<Job>;
   /** batch/v1 cronjobs. */
@@ -161,6 +182,12 @@ export function createClient(source?: KubeConfigSource, opts: CreateClientOption
     namespaces: builtin<Namespace>('namespaces'),
     deployments: builtin<Deployment>('deployments'),
     replicaSets: builtin<ReplicaSet>('replicaSets'),
+    daemonSets: builtin<DaemonSet>('daemonSets'),
+    statefulSets: builtin<StatefulSet>('statefulSets'),
+    controllerRevisions: builtin<ControllerRevision>('controllerRevisions'),
+    persistentVolumeClaims: builtin<PersistentVolumeClaim>('persistentVolumeClaims'),
+    persistentVolumes: builtin<PersistentVolume>('persistentVolumes'),
+    storageClasses: builtin<StorageClass>('storageClasses'),
     jobs: builtin<Job>('jobs'),
     cronJobs: builtin<CronJob>('cronJobs'),
     leases: builtin<Lease>('leases'),

@@ -2,13 +2,15 @@
 // pkg/controller/controller_ref_manager.go (BaseControllerRefManager and its
 // ClaimObject and CanAdopt, PodControllerRefManager with ClaimPods, AdoptPod
 // and ReleasePod, ReplicaSetControllerRefManager with ClaimReplicaSets,
-// AdoptReplicaSet and ReleaseReplicaSet, RecheckDeletionTimestamp,
-// ownerRefControllerPatch) and GenerateDeleteOwnerRefStrategicMergeBytes.
+// AdoptReplicaSet and ReleaseReplicaSet, ControllerRevisionControllerRefManager
+// with ClaimControllerRevisions, AdoptControllerRevision and
+// ReleaseControllerRevision, RecheckDeletionTimestamp, ownerRefControllerPatch)
+// and GenerateDeleteOwnerRefStrategicMergeBytes.
 //
 // A controller claims the objects its selector matches: it adopts orphans
 // (adding its controller reference), releases the objects it owns whose
 // labels stopped matching, and leaves alone what another controller owns.
-import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { ControllerRevision, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   getControllerOf,
@@ -21,7 +23,7 @@ import {
   type Logger,
   type Selector,
 } from '@kcm-ts/apimachinery';
-import type { PodControl, RSControl } from './pod-control.js';
+import type { ControllerRevisionControl, PodControl, RSControl } from './pod-control.js';
 
 /**
  * A check run once, before a manager's first adoption: it resolves when
@@ -194,9 +196,9 @@ export class BaseControllerRefManager {
  * The strategic merge patch that adds `owner` as the controller of the
  * object `uid`; the object's uid is part of it, so that the server refuses
  * the patch if the object was deleted and re-created under the same name.
- * Go's `ownerRefControllerPatch`.
+ * Go's `ownerRefControllerPatch`; history's adoption sends the same patch.
  */
-function ownerRefControllerPatch(
+export function ownerRefControllerPatch(
   owner: KubeObject,
   ownerKind: GroupVersionKind,
   uid: string,
@@ -221,9 +223,13 @@ function ownerRefControllerPatch(
 /**
  * The strategic merge patch that removes the owner references of
  * `ownerUIDs` from the object `dependentUID`, with the same uid guard. Go's
- * `GenerateDeleteOwnerRefStrategicMergeBytes`.
+ * `GenerateDeleteOwnerRefStrategicMergeBytes`; history's release sends the
+ * same patch.
  */
-function deleteOwnerRefStrategicMergePatch(dependentUID: string, ownerUIDs: string[]): object {
+export function deleteOwnerRefStrategicMergePatch(
+  dependentUID: string,
+  ownerUIDs: string[],
+): object {
   return {
     metadata: {
       ownerReferences: ownerUIDs.map((uid) => ({ $patch: 'delete', uid })),
@@ -256,8 +262,8 @@ interface OwnedKind {
 /**
  * Makes `manager.controller` the object's controller with a patch, once
  * `manager.canAdopt()` allows it. The server refuses the patch if the
- * object already has another controller. Go's `AdoptPod` and
- * `AdoptReplicaSet`.
+ * object already has another controller. Go's `AdoptPod`, `AdoptReplicaSet`
+ * and `AdoptControllerRevision`.
  */
 async function adoptObject(
   manager: BaseControllerRefManager,
@@ -282,7 +288,8 @@ async function adoptObject(
 /**
  * Removes `manager.controller`'s reference from the object with a patch. An
  * object gone (404), or re-created or without the reference (422), counts
- * as released. Go's `ReleasePod` and `ReleaseReplicaSet`.
+ * as released. Go's `ReleasePod`, `ReleaseReplicaSet` and
+ * `ReleaseControllerRevision`.
  */
 async function releaseObject(
   manager: BaseControllerRefManager,
@@ -450,6 +457,79 @@ export class ReplicaSetControllerRefManager extends BaseControllerRefManager {
    */
   releaseReplicaSet(rs: ReplicaSet): Promise<void> {
     return releaseObject(this, this.#controllerKind, this.#replicaSets, rs, this.#logger);
+  }
+}
+
+/**
+ * Claims ControllerRevisions, the history of a DaemonSet: Go's
+ * `ControllerRevisionControllerRefManager`.
+ *
+ * @example
+ * ```ts
+ * const cm = new ControllerRevisionControllerRefManager(crControl, ds, selector, dsKind, canAdopt);
+ * const history = await cm.claimControllerRevisions(revisionsInNamespace);
+ * ```
+ *
+ * @category Controller references
+ */
+export class ControllerRevisionControllerRefManager extends BaseControllerRefManager {
+  readonly #controllerKind: GroupVersionKind;
+  readonly #revisions: OwnedKind;
+  readonly #logger: Logger;
+
+  /**
+   * @param crControl - patches the ControllerRevisions
+   * @param controller - the owner (a DaemonSet)
+   * @param selector - its label selector
+   * @param controllerKind - the owner's group, version and kind
+   * @param canAdopt - checked once, before the first adoption
+   * @param logger - where traces go; default none
+   */
+  constructor(
+    crControl: ControllerRevisionControl,
+    controller: KubeObject,
+    selector: Selector,
+    controllerKind: GroupVersionKind,
+    canAdopt?: CanAdoptFunc,
+    logger: Logger = noopLogger,
+  ) {
+    super(controller, selector, canAdopt);
+    this.#controllerKind = controllerKind;
+    this.#revisions = {
+      kind: 'ControllerRevision',
+      logNoun: 'ControllerRevision',
+      logKey: 'controllerRevision',
+      patch: (namespace, name, body) => crControl.patchControllerRevision(namespace, name, body),
+    };
+    this.#logger = logger;
+  }
+
+  /**
+   * Claims `histories` by their labels and resolves with the revisions the
+   * controller owns now. Go's `ClaimControllerRevisions`.
+   */
+  claimControllerRevisions(
+    histories: readonly ControllerRevision[],
+  ): Promise<ControllerRevision[]> {
+    return this.claimAll(
+      histories,
+      (cr) => this.selector.matches(cr.metadata?.labels),
+      (cr) => this.adoptControllerRevision(cr),
+      (cr) => this.releaseControllerRevision(cr),
+    );
+  }
+
+  /** Makes the controller the revision's controller. Go's `AdoptControllerRevision`. */
+  adoptControllerRevision(history: ControllerRevision): Promise<void> {
+    return adoptObject(this, this.#controllerKind, this.#revisions, history);
+  }
+
+  /**
+   * Removes the controller's reference from the revision; 404 and 422 count
+   * as released. Go's `ReleaseControllerRevision`.
+   */
+  releaseControllerRevision(history: ControllerRevision): Promise<void> {
+    return releaseObject(this, this.#controllerKind, this.#revisions, history, this.#logger);
   }
 }
 

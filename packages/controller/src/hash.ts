@@ -1,6 +1,8 @@
 // The pod template hash: pkg/controller/controller_utils.go (ComputeHash),
 // pkg/util/hash/hash.go (DeepHashObject), k8s.io/apimachinery/pkg/util/rand
 // (SafeEncodeString) and k8s.io/api/apps/v1 (DefaultDeploymentUniqueLabelKey).
+// The FNV functions and SafeEncodeString are shared with the ControllerRevision
+// hash of history/revision.ts (Go's hash/fnv New32 and New32a).
 //
 // Go hashes a `spew` dump of the PodTemplateSpec Go struct, which names Go
 // types and every struct field of one k8s.io/api version: no other language
@@ -23,14 +25,24 @@ export const defaultDeploymentUniqueLabelKey = 'pod-template-hash';
 // k8s.io/apimachinery/pkg/util/rand: no vowels, no 0, 1 or 3, so no words.
 const alphanums = 'bcdfghjklmnpqrstvwxz2456789';
 
-/** Maps each character through the alphabet above, by code mod 27. Go's `SafeEncodeString`. */
-function safeEncodeString(s: string): string {
+/**
+ * Maps each character through the alphabet above, by code mod 27, so that a
+ * decimal hash reads as no word. Go's `rand.SafeEncodeString`.
+ */
+export function safeEncodeString(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) out += alphanums[s.charCodeAt(i) % alphanums.length];
   return out;
 }
 
-/** 32-bit FNV-1a, continuing from `hash`. */
+/** 32-bit FNV-1 (multiply, then xor), continuing from `hash`. Go's `fnv.New32`. */
+export function fnv32(bytes: Uint8Array, hash = 0x811c9dc5): number {
+  let h = hash;
+  for (const b of bytes) h = (Math.imul(h, 0x01000193) ^ b) >>> 0;
+  return h >>> 0;
+}
+
+/** 32-bit FNV-1a (xor, then multiply), continuing from `hash`. Go's `fnv.New32a`. */
 function fnv1a32(bytes: Uint8Array, hash = 0x811c9dc5): number {
   let h = hash;
   for (const b of bytes) {

@@ -7,8 +7,11 @@
  * ({@link PodControllerRefManager}, {@link ReplicaSetControllerRefManager}),
  * the pod informer's index by controller uid ({@link filterPodsByOwner}),
  * pod activity and deletion ranking ({@link activePodsWithRanks}),
- * {@link slowStartBatch}, the ReplicaSet sort orders and
- * {@link computeHash}. Names follow Go's, in camelCase.
+ * {@link slowStartBatch}, the ReplicaSet sort orders, {@link computeHash},
+ * and the ControllerRevision history of DaemonSets and StatefulSets
+ * ({@link RealHistory}, {@link newControllerRevision},
+ * {@link ControllerRevisionControllerRefManager}). Names follow Go's, in
+ * camelCase.
  *
  * @packageDocumentation
  */
@@ -28,6 +31,7 @@ export type {
 // Pod control (controller_utils.go)
 export {
   FakePodControl,
+  RealControllerRevisionControl,
   RealPodControl,
   RealRSControl,
   failedCreatePodReason,
@@ -37,11 +41,17 @@ export {
   successfulCreatePodReason,
   successfulDeletePodReason,
 } from './pod-control.js';
-export type { PodControl, RSControl, RealPodControlOptions } from './pod-control.js';
+export type {
+  ControllerRevisionControl,
+  PodControl,
+  RSControl,
+  RealPodControlOptions,
+} from './pod-control.js';
 
 // Controller references (controller_ref_manager.go)
 export {
   BaseControllerRefManager,
+  ControllerRevisionControllerRefManager,
   PodControllerRefManager,
   ReplicaSetControllerRefManager,
   recheckDeletionTimestamp,
@@ -91,3 +101,22 @@ export type { SlowStartResult } from './slow-start.js';
 
 // Pod template hash (controller_utils.go)
 export { computeHash, defaultDeploymentUniqueLabelKey } from './hash.js';
+
+// ControllerRevision history (history/controller_history.go)
+export {
+  controllerRevisionHashLabel,
+  controllerRevisionName,
+  equalRevision,
+  findEqualRevisions,
+  hashControllerRevision,
+  newControllerRevision,
+  sortControllerRevisions,
+} from './history/revision.js';
+export {
+  FakeHistory,
+  RealHistory,
+  addControllerRevisionControllerIndexer,
+  controllerRevisionControllerIndex,
+  controllerRevisionControllerIndexFunc,
+} from './history/history.js';
+export type { CollisionCount, History, RealHistoryOptions } from './history/history.js';

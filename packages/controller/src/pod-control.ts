@@ -1,8 +1,9 @@
 // Writing pods on behalf of a controller: pkg/controller/controller_utils.go
 // (PodControlInterface, RealPodControl, FakePodControl, GetPodFromTemplate,
 // getPodsPrefix, validateControllerRef, RSControlInterface, RealRSControl,
-// and the event reasons FailedCreatePodReason and friends).
-import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
+// ControllerRevisionControlInterface, RealControllerRevisionControl, and the
+// event reasons FailedCreatePodReason and friends).
+import type { ControllerRevision, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import {
@@ -413,6 +414,49 @@ export class RealRSControl implements RSControl {
   }
 
   async patchReplicaSet(
+    namespace: string,
+    name: string,
+    patch: object,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#client
+      .inNamespace(namespace)
+      .patch(name, { type: 'strategic', body: patch }, signal ? { signal } : {});
+  }
+}
+
+/**
+ * Patches ControllerRevisions for a controller (the DaemonSet controller
+ * adopts and releases its history through it): Go's
+ * `ControllerRevisionControlInterface`.
+ *
+ * @category Pod control
+ */
+export interface ControllerRevisionControl {
+  /** Applies a strategic merge patch to the ControllerRevision `name` of `namespace`. */
+  patchControllerRevision(
+    namespace: string,
+    name: string,
+    patch: object,
+    signal?: AbortSignal,
+  ): Promise<void>;
+}
+
+/**
+ * The {@link ControllerRevisionControl} that talks to the API server: Go's
+ * `RealControllerRevisionControl`.
+ *
+ * @category Pod control
+ */
+export class RealControllerRevisionControl implements ControllerRevisionControl {
+  readonly #client: ResourceClient<ControllerRevision>;
+
+  /** @param client - the apps/v1 controllerrevisions resource client (unscoped) */
+  constructor(client: ResourceClient<ControllerRevision>) {
+    this.#client = client;
+  }
+
+  async patchControllerRevision(
     namespace: string,
     name: string,
     patch: object,

@@ -1,7 +1,8 @@
 // Ports of controller_ref_manager_test.go's TestClaimPods (with the fake pod
 // control), then adoption and release against the sandbox's API server: the
-// uid precondition, a re-created pod, the canAdopt recheck, and ReplicaSets.
-import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
+// uid precondition, a re-created pod, the canAdopt recheck, and ReplicaSets;
+// last, the same for ControllerRevisions.
+import type { ControllerRevision, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
   formatTime,
@@ -10,18 +11,23 @@ import {
   newNotFound,
   newControllerRef,
   selectorFromSet,
+  type KubeObject,
+  type Logger,
 } from '@kcm-ts/apimachinery';
 import { startSandbox, type Sandbox } from '@kcm-ts/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  ControllerRevisionControllerRefManager,
   FakePodControl,
   PodControllerRefManager,
+  RealControllerRevisionControl,
   RealPodControl,
   RealRSControl,
   ReplicaSetControllerRefManager,
   recheckDeletionTimestamp,
 } from '../src/index.js';
 import { creatable, epoch, newPod, newReplicaSet, replicaSetKind } from './helpers.js';
+import { RevisionServer } from './history/helpers.js';
 
 const deploymentKind = { group: 'apps', version: 'v1', kind: 'Deployment' };
 
@@ -356,5 +362,205 @@ describe('adoption and release against the API server', () => {
       controller: true,
     });
     expect((await rsClient.get('web-2')).metadata?.ownerReferences ?? []).toEqual([]);
+  });
+});
+
+// ControllerRevisions, the DaemonSet's history: controller_ref_manager_test.go
+// has no cases for them, so these follow TestClaimPods' cases, then run
+// adoption and release through RealControllerRevisionControl against the
+// in-memory controllerrevisions server of the history tests.
+describe('claimControllerRevisions (ControllerRevisionControllerRefManager)', () => {
+  const dsKind = { group: 'apps', version: 'v1', kind: 'DaemonSet' };
+  const ds = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'ds', namespace: 'default', uid: 'uid-ds' },
+  };
+  const otherDs = { ...ds, metadata: { ...ds.metadata, name: 'other', uid: 'uid-other' } };
+  const selector = selectorFromSet({ type: 'production' });
+  const revision = (
+    name: string,
+    labels: Record<string, string>,
+    owner?: KubeObject,
+    namespace = 'default',
+  ): ControllerRevision => ({
+    metadata: {
+      name,
+      namespace,
+      uid: `uid-${name}`,
+      labels,
+      ...(owner && { ownerReferences: [newControllerRef(owner, dsKind)] }),
+    },
+    data: { spec: { template: { $patch: 'replace' } } },
+    revision: 1,
+  });
+  const production = { type: 'production' };
+  const testing = { type: 'testing' };
+  const recorder = () => {
+    const patches: { namespace: string; name: string; patch: object }[] = [];
+    return {
+      patches,
+      patchControllerRevision(namespace: string, name: string, patch: object) {
+        patches.push({ namespace, name, patch });
+        return Promise.resolve();
+      },
+    };
+  };
+  const claim = async (owner: KubeObject, revisions: ControllerRevision[]) => {
+    const control = recorder();
+    const cm = new ControllerRevisionControllerRefManager(control, owner, selector, dsKind);
+    const claimed = await cm.claimControllerRevisions(revisions);
+    return { claimed: claimed.map((cr) => cr.metadata!.name), patches: control.patches };
+  };
+
+  it('claims revisions with the right labels, adopting orphans', async () => {
+    const got = await claim(ds, [revision('cr1', production), revision('cr2', testing)]);
+    expect(got.claimed).toEqual(['cr1']);
+    expect(got.patches).toEqual([
+      {
+        namespace: 'default',
+        name: 'cr1',
+        patch: {
+          metadata: {
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'DaemonSet',
+                name: 'ds',
+                uid: 'uid-ds',
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
+            uid: 'uid-cr1',
+          },
+        },
+      },
+    ]);
+  });
+
+  it('claims nothing new while the controller is being deleted, but keeps what it owns', async () => {
+    const owner = { ...ds, metadata: { ...ds.metadata, deletionTimestamp: formatTime(epoch) } };
+    expect(await claim(owner, [revision('cr1', production), revision('cr2', production)])).toEqual({
+      claimed: [],
+      patches: [],
+    });
+    expect(
+      await claim(owner, [revision('cr1', production, owner), revision('cr2', production)]),
+    ).toEqual({ claimed: ['cr1'], patches: [] });
+  });
+
+  it('cannot claim revisions another controller owns', async () => {
+    const got = await claim(ds, [
+      revision('cr1', production, ds),
+      revision('cr2', production, otherDs),
+    ]);
+    expect(got).toEqual({ claimed: ['cr1'], patches: [] });
+  });
+
+  it('releases owned revisions whose labels stopped matching', async () => {
+    const got = await claim(ds, [revision('cr1', production, ds), revision('cr2', testing, ds)]);
+    expect(got.claimed).toEqual(['cr1']);
+    expect(got.patches).toEqual([
+      {
+        namespace: 'default',
+        name: 'cr2',
+        patch: {
+          metadata: { ownerReferences: [{ $patch: 'delete', uid: 'uid-ds' }], uid: 'uid-cr2' },
+        },
+      },
+    ]);
+  });
+
+  it('does not claim orphans marked for deletion, or of another namespace', async () => {
+    const dying = revision('cr2', production);
+    const got = await claim(ds, [
+      revision('cr1', production, ds),
+      { ...dying, metadata: { ...dying.metadata, deletionTimestamp: formatTime(epoch) } },
+      revision('cr3', production, undefined, 'fakens'),
+    ]);
+    expect(got).toEqual({ claimed: ['cr1'], patches: [] });
+  });
+
+  it('claims orphans of any namespace for a cluster-scoped controller', async () => {
+    const clusterScoped = { ...ds, metadata: { name: 'ds', uid: 'uid-ds' } };
+    const got = await claim(clusterScoped, [
+      revision('cr1', production),
+      revision('cr2', production, undefined, 'fakens'),
+    ]);
+    expect(got.claimed).toEqual(['cr1', 'cr2']);
+    expect(got.patches.map((p) => `${p.namespace}/${p.name}`)).toEqual([
+      'default/cr1',
+      'fakens/cr2',
+    ]);
+  });
+
+  it('logs the release as Go does', async () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      info: (msg, values) => void lines.push(`${msg} ${JSON.stringify(values)}`),
+      error: () => {},
+      v: () => logger,
+      enabled: () => true,
+      withValues: () => logger,
+      withName: () => logger,
+    };
+    const cm = new ControllerRevisionControllerRefManager(
+      recorder(),
+      ds,
+      selector,
+      dsKind,
+      undefined,
+      logger,
+    );
+    await cm.releaseControllerRevision(revision('cr2', testing, ds));
+    expect(lines).toEqual([
+      'Patching ControllerRevision to remove its controllerRef {"controllerRevision":"default/cr2","gvk":"apps/v1, Kind=DaemonSet","controller":"ds"}',
+    ]);
+  });
+
+  it('adopts and releases through the API, refusing a re-created revision', async () => {
+    const server = new RevisionServer();
+    const client = server.client().inNamespace('default');
+    const create = (cr: ControllerRevision) => {
+      const { uid: _uid, ...metadata } = cr.metadata!;
+      return client.create({ ...cr, metadata });
+    };
+    const manager = () =>
+      new ControllerRevisionControllerRefManager(
+        new RealControllerRevisionControl(server.client()),
+        ds,
+        selector,
+        dsKind,
+      );
+    const orphan = await create(revision('cr1', production));
+    const owned = await create(revision('cr2', testing, ds));
+    const claimed = await manager().claimControllerRevisions([orphan, owned]);
+    expect(claimed.map((cr) => cr.metadata!.name)).toEqual(['cr1']);
+    expect(server.stored('default', 'cr1')?.metadata?.ownerReferences).toEqual([
+      newControllerRef(ds, dsKind),
+    ]);
+    expect(server.stored('default', 'cr2')?.metadata?.ownerReferences ?? []).toEqual([]);
+
+    // cr3 deleted and re-created under the same name: the uid in the patch refuses it.
+    const first = await create(revision('cr3', production));
+    await client.delete('cr3');
+    await create(revision('cr3', production));
+    const err = await manager()
+      .claimControllerRevisions([first])
+      .catch((e: unknown) => e);
+    expect(isInvalid(err)).toBe(true);
+    expect(server.stored('default', 'cr3')?.metadata?.ownerReferences).toBeUndefined();
+    // A release of a revision gone meanwhile counts as done.
+    await client.delete('cr1');
+    const gone = {
+      ...orphan,
+      metadata: {
+        ...orphan.metadata,
+        labels: testing,
+        ownerReferences: [newControllerRef(ds, dsKind)],
+      },
+    };
+    await expect(manager().claimControllerRevisions([gone])).resolves.toEqual([]);
   });
 });

@@ -2,9 +2,25 @@
 // informers/factory.go (sharedInformerFactory) and the generated typed
 // informers (informers/core/v1/pod.go and friends).
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Deployment,
+  ReplicaSet,
+  StatefulSet,
+} from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
-import type { ConfigMap, Event, Namespace, Node, Pod, Secret } from 'kubernetes-types/core/v1.js';
+import type {
+  ConfigMap,
+  Event,
+  Namespace,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  Secret,
+} from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import {
   builtinResources,
   groupResourceString,
@@ -61,11 +77,17 @@ export const informerResources: Readonly<Record<BuiltinInformerResource, Informe
   nodes: builtinResources.nodes,
   namespaces: builtinResources.namespaces,
   events: builtinResources.events,
+  persistentVolumeClaims: builtinResources.persistentVolumeClaims,
+  persistentVolumes: builtinResources.persistentVolumes,
   replicaSets: builtinResources.replicaSets,
   deployments: builtinResources.deployments,
+  daemonSets: builtinResources.daemonSets,
+  statefulSets: builtinResources.statefulSets,
+  controllerRevisions: builtinResources.controllerRevisions,
   jobs: builtinResources.jobs,
   cronJobs: builtinResources.cronJobs,
   leases: builtinResources.leases,
+  storageClasses: builtinResources.storageClasses,
 };
 
 /**
@@ -337,6 +359,17 @@ export class SharedInformerFactory {
   events(options?: ByResourceOptions): ResourceInformer<Event> {
     return this.forResource<Event>(informerResources.events, options);
   }
+  /** core/v1 persistentvolumeclaims. */
+  persistentVolumeClaims(options?: ByResourceOptions): ResourceInformer<PersistentVolumeClaim> {
+    return this.forResource<PersistentVolumeClaim>(
+      informerResources.persistentVolumeClaims,
+      options,
+    );
+  }
+  /** core/v1 persistentvolumes. */
+  persistentVolumes(options?: ByResourceOptions): ResourceInformer<PersistentVolume> {
+    return this.forResource<PersistentVolume>(informerResources.persistentVolumes, options);
+  }
   /** apps/v1 replicasets. */
   replicaSets(options?: ByResourceOptions): ResourceInformer<ReplicaSet> {
     return this.forResource<ReplicaSet>(informerResources.replicaSets, options);
@@ -344,6 +377,18 @@ export class SharedInformerFactory {
   /** apps/v1 deployments. */
   deployments(options?: ByResourceOptions): ResourceInformer<Deployment> {
     return this.forResource<Deployment>(informerResources.deployments, options);
+  }
+  /** apps/v1 daemonsets. */
+  daemonSets(options?: ByResourceOptions): ResourceInformer<DaemonSet> {
+    return this.forResource<DaemonSet>(informerResources.daemonSets, options);
+  }
+  /** apps/v1 statefulsets. */
+  statefulSets(options?: ByResourceOptions): ResourceInformer<StatefulSet> {
+    return this.forResource<StatefulSet>(informerResources.statefulSets, options);
+  }
+  /** apps/v1 controllerrevisions. */
+  controllerRevisions(options?: ByResourceOptions): ResourceInformer<ControllerRevision> {
+    return this.forResource<ControllerRevision>(informerResources.controllerRevisions, options);
   }
   /** batch/v1 jobs. */
   jobs(options?: ByResourceOptions): ResourceInformer<Job> {
@@ -356,6 +401,10 @@ export class SharedInformerFactory {
   /** coordination.k8s.io/v1 leases. */
   leases(options?: ByResourceOptions): ResourceInformer<Lease> {
     return this.forResource<Lease>(informerResources.leases, options);
+  }
+  /** storage.k8s.io/v1 storageclasses. */
+  storageClasses(options?: ByResourceOptions): ResourceInformer<StorageClass> {
+    return this.forResource<StorageClass>(informerResources.storageClasses, options);
   }
 
   /**

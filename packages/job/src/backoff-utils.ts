@@ -77,6 +77,7 @@ export class BackoffStore {
     this.#records.delete(key);
   }
 
+  //#region new-backoff-record
   /**
    * The record of `key` updated with the pods that finished since the last
    * sync (without storing it): a success resets the failures, and only the
@@ -112,6 +113,7 @@ export class BackoffStore {
     }
     return backoff;
   }
+  //#endregion new-backoff-record
 }
 
 /** The pods sorted by finish time, earliest first (a new array). Go's `sortByFinishedTime`. */
@@ -215,6 +217,7 @@ export function getRemainingTime(
   );
 }
 
+//#region remaining-time
 /**
  * How long, in ms, to wait after `failuresCount` failures, the last at
  * `lastFailureTime`: `defaultBackoff` doubled for each failure after the
@@ -243,3 +246,4 @@ export function getRemainingTimeForFailuresCount(
   if (backoffDuration < elapsed) return 0;
   return backoffDuration - elapsed;
 }
+//#endregion remaining-time

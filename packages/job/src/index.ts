@@ -66,6 +66,7 @@ export {
   getCompletionIndex,
   parseIndexesFromString,
 } from './indexed-job-utils.js';
+export type { Interval } from './indexed-job-utils.js';
 
 // Metrics (metrics/metrics.go)
 export {

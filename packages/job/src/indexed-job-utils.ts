@@ -170,6 +170,7 @@ export class OrderedIntervals {
     return hi < this.intervals.length && this.intervals[hi]!.first <= ix;
   }
 
+  //#region intervals-string
   /**
    * The status form: single indexes and pairs listed with commas, runs of
    * three or more as `first-last`, such as `1,3-5,7`. Go's `String`.
@@ -182,6 +183,7 @@ export class OrderedIntervals {
       })
       .join(',');
   }
+  //#endregion intervals-string
 }
 
 /** Go's strconv.Atoi for the values we read: an optionally signed decimal integer. */
@@ -557,7 +559,7 @@ export function getNewIndexFailureCounts(
 }
 
 /**
- * The completion index in the annotations, or {@link unknownCompletionIndex}
+ * The completion index in the annotations, or `unknownCompletionIndex` (-1)
  * when it is missing, not an integer or negative. Go's `getCompletionIndex`.
  *
  * @category Indexed Jobs

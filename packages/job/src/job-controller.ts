@@ -504,6 +504,7 @@ export function canRemoveFinalizer(
  *
  * @category Job controller
  */
+//#region clean-uncounted
 export function cleanUncountedPodsWithoutFinalizers(
   status: JobStatus,
   uidsWithFinalizer: ReadonlySet<string>,
@@ -525,6 +526,7 @@ export function cleanUncountedPodsWithoutFinalizers(
   }
   return updated;
 }
+//#endregion clean-uncounted
 
 /** Sets a list of `uncountedTerminatedPods`, leaving an empty one out as the wire form does. */
 function setUncounted(
@@ -665,7 +667,7 @@ function withTrackingFinalizerPatches(podControl: PodControl): PodControl {
 }
 
 /**
- * What {@link JobController.manageJob} did: the active pods after it, the
+ * What `manageJob` did: the active pods after it, the
  * metric action, and the first error.
  *
  * @category Job controller
@@ -708,9 +710,17 @@ export class JobController {
   readonly orphanQueue: RateLimitingQueue<string>;
   /** The pod creations and deletions each Job still waits to see. */
   readonly expectations: ControllerExpectations;
-  /** The pods whose tracking finalizer removal each Job still waits to see. */
+  /**
+   * The pods whose tracking finalizer removal each Job still waits to see.
+   *
+   * @internal
+   */
   readonly finalizerExpectations: UIDTrackingExpectations;
-  /** The pod failure backoff of each Job. */
+  /**
+   * The pod failure backoff of each Job.
+   *
+   * @internal
+   */
   readonly podBackoffStore = new BackoffStore();
   /** The `job_controller_*` metrics. */
   readonly metrics: JobControllerMetrics;
@@ -894,6 +904,8 @@ export class JobController {
    * Removes the tracking finalizer from the pod a key names, or from every
    * pod its selector matches (failures of single pods are logged). Go's
    * `syncOrphanPod` and `syncOrphanPodsBySelector`.
+   *
+   * @internal
    */
   async syncOrphanPod(key: OrphanPodKey, signal?: AbortSignal): Promise<void> {
     const start = this.#clock.now();
@@ -1049,10 +1061,10 @@ export class JobController {
    *    deadline (or when to look at it again), failed indexes, the success
    *    policy;
    * 6. finishing: delete its active pods; otherwise create or delete pods
-   *    ({@link JobController.manageJob}), decide completion, and set the
+   *    (`manageJob`), decide completion, and set the
    *    `Suspended` condition;
    * 7. write the status and remove the tracking finalizers of the pods
-   *    counted ({@link JobController.trackJobStatusAndRemoveFinalizers}).
+   *    counted (`trackJobStatusAndRemoveFinalizers`).
    *
    * Rejects with the error of step 3, 6 or 7, which the worker retries with backoff.
    */
@@ -1170,6 +1182,7 @@ export class JobController {
     };
     if (trackTerminatingPods(job)) jobCtx.terminating = countTerminatingPods(pods);
     let active = jobCtx.activePods.length;
+    //#region count-finished
     const [newSucceededPods, newFailedPods] = getNewFinishedPods(jobCtx);
     jobCtx.succeeded =
       (status.succeeded ?? 0) + newSucceededPods.length + jobCtx.uncounted.succeeded.size;
@@ -1177,6 +1190,7 @@ export class JobController {
       (status.failed ?? 0) +
       nonIgnoredFailedPodsCount(job, newFailedPods) +
       jobCtx.uncounted.failed.size;
+    //#endregion count-finished
 
     // First start: a suspended Job starts when resumed.
     const now = this.#clock.now();
@@ -1195,6 +1209,7 @@ export class JobController {
     // The order of the checks matters, as several may hold at once:
     // 1. an earlier SuccessCriteriaMet or FailureTarget stands (the latter
     //    turning into Failed); 2. failures; 3. successes.
+    //#region finish-checks
     const exceedsBackoffLimit = jobCtx.failed > backoffLimitOf(job);
     jobCtx.finishedCondition = hasSuccessCriteriaMetCondition(job);
     // With SuccessCriteriaMet already set, the pod failure policy no longer matters.
@@ -1239,6 +1254,7 @@ export class JobController {
         this.queue.addAfter(key, syncDuration);
       }
     }
+    //#endregion finish-checks
 
     if (isIndexedJob(job)) {
       [jobCtx.prevSucceededIndexes, jobCtx.succeededIndexes] = calculateSucceededIndexes(
@@ -1316,12 +1332,14 @@ export class JobController {
         manageJobErr = managed.error;
         manageJobCalled = true;
       }
+      //#region complete
       const completions = job.spec?.completions;
       // Without completions (a work queue), any success ends the Job once
       // the rest of its pods are done; with completions, that many successes do.
       const complete = isSet(completions)
         ? jobCtx.succeeded >= completions && active === 0
         : jobCtx.succeeded > 0 && active === 0;
+      //#endregion complete
       if (complete) {
         jobCtx.finishedCondition = this.newSuccessCondition();
       } else if (manageJobCalled) {
@@ -1418,7 +1436,7 @@ export class JobController {
 
   /**
    * Deletes the active pods of a finishing Job, keeping their finalizers so
-   * that {@link JobController.trackJobStatusAndRemoveFinalizers} counts them
+   * that `trackJobStatusAndRemoveFinalizers` counts them
    * and lets them go. Resolves with the ready pods deleted, the pods
    * deleted (a pod already gone counts) and one error. Go's `deleteActivePods`.
    */
@@ -1534,6 +1552,8 @@ export class JobController {
    *
    * At most {@link maxUncountedPods} pods are handled per sync. Go's
    * `trackJobStatusAndRemoveFinalizers`.
+   *
+   * @internal
    */
   async trackJobStatusAndRemoveFinalizers(
     jobCtx: SyncJobCtx,
@@ -1694,6 +1714,8 @@ export class JobController {
    * errors. Resolves with whether the status still needs writing. Replaces
    * `jobCtx.job` with the Job the server returned. Go's
    * `flushUncountedAndRemoveFinalizers`.
+   *
+   * @internal
    */
   async flushUncountedAndRemoveFinalizers(
     jobCtx: SyncJobCtx,
@@ -1803,7 +1825,10 @@ export class JobController {
    * Sets the final condition (`Complete`, with `completionTime`, or
    * `Failed`) once nothing is left uncounted and no pod is terminating.
    * Returns whether it did. Go's `enactJobFinished`.
+   *
+   * @internal
    */
+  //#region enact-finished
   enactJobFinished(jobCtx: SyncJobCtx): boolean {
     const finished = jobCtx.finishedCondition;
     if (finished === undefined) return false;
@@ -1844,6 +1869,7 @@ export class JobController {
     if (finished.type === jobComplete) status.completionTime = finished.lastTransitionTime;
     return true;
   }
+  //#endregion enact-finished
 
   /**
    * Records the events and the `jobs_finished_total` metric of a Job that
@@ -1877,6 +1903,8 @@ export class JobController {
    * Counts, in `job_pods_finished_total` (and, for Indexed Jobs,
    * `job_finished_indexes_total`), the pods counted since `oldCounters`.
    * Go's `recordJobPodFinished`.
+   *
+   * @internal
    */
   recordJobPodFinished(job: Job, oldCounters: JobStatusCounters): void {
     const mode = completionModeStr(job);
@@ -1926,6 +1954,8 @@ export class JobController {
    * {@link maxPodCreateDeletePerSync} pods. Expectations are raised before
    * any write and lowered for every write that failed or never happened.
    * Go's `manageJob`.
+   *
+   * @internal
    */
   async manageJob(job: Job, jobCtx: SyncJobCtx, signal?: AbortSignal): Promise<ManageJobResult> {
     let active = jobCtx.activePods.length;
@@ -1949,6 +1979,7 @@ export class JobController {
       return { active, action: jobSyncActionPodsDeleted, error };
     }
 
+    //#region want-active
     let wantActive: number;
     const completions = job.spec?.completions;
     if (!isSet(completions)) {
@@ -1960,6 +1991,7 @@ export class JobController {
     }
 
     const rmAtLeast = Math.max(0, active - wantActive);
+    //#endregion want-active
     const podsToDelete = activePodsForRemoval(job, jobCtx.activePods, rmAtLeast).slice(
       0,
       maxPodCreateDeletePerSync,
@@ -1989,6 +2021,7 @@ export class JobController {
     let diff = wantActive - terminating - active;
     if (diff <= 0) return { active, action: jobSyncActionTracking, error: undefined };
 
+    //#region pod-backoff
     let remainingTime = 0;
     // The Job-wide backoff; with backoffLimitPerIndex each index has its own.
     if (!hasBackoffLimitPerIndex(job)) {
@@ -2003,6 +2036,7 @@ export class JobController {
       this.enqueueSyncJobWithDelay(job, remainingTime);
       return { active: 0, action: jobSyncActionPodsCreated, error: undefined };
     }
+    //#endregion pod-backoff
     diff = Math.min(diff, maxPodCreateDeletePerSync);
 
     let indexesToAdd: number[] = [];
@@ -2024,10 +2058,12 @@ export class JobController {
     // Before any request: the informer may report a new pod before the create returns.
     this.expectations.expectCreations(jobKey, diff);
     log.v(4).info('Too few pods running', { key: jobKey, need: wantActive, creating: diff });
+    //#region pod-template
     const podTemplate: PodTemplateSpec = structuredClone(job.spec?.template ?? {});
     if (isIndexedJob(job)) addCompletionIndexEnvVariables(podTemplate);
     const meta = (podTemplate.metadata ??= {});
     meta.finalizers = appendJobCompletionFinalizerIfNotFound(meta.finalizers);
+    //#endregion pod-template
     const namespace = job.metadata?.namespace ?? '';
     const jobName = job.metadata?.name ?? '';
     const owner = withKind(job);
@@ -2041,6 +2077,7 @@ export class JobController {
       const completionIndex = indexesToAdd.shift() ?? unknownCompletionIndex;
       let template = podTemplate;
       let generateName = '';
+      //#region index-pod
       if (completionIndex !== unknownCompletionIndex) {
         template = structuredClone(podTemplate);
         addCompletionIndexAnnotation(template, completionIndex);
@@ -2056,6 +2093,7 @@ export class JobController {
           );
         }
       }
+      //#endregion index-pod
       try {
         await this.#podControl.createPodsWithGenerateName(
           namespace,
@@ -2124,6 +2162,8 @@ export class JobController {
    * Counts the pods created in `job_pods_creation_total`, by why they were
    * created: for the first time, or replacing failed (or terminating) pods.
    * Go's `recordJobPodsCreationTotal`.
+   *
+   * @internal
    */
   recordJobPodsCreationTotal(
     job: Job,
@@ -2199,6 +2239,7 @@ export class JobController {
   }
 
   //#region handlers
+  //#region enqueue
   /**
    * Syncs the Job at once: for Job events (creation, deletion, spec change).
    * Go's `enqueueSyncJobImmediately`.
@@ -2230,6 +2271,7 @@ export class JobController {
     this.#logger.v(2).info('enqueueing job', { key, delay: `${delay}ms` });
     this.queue.addAfter(key, delay);
   }
+  //#endregion enqueue
 
   /** Queues the pod for the removal of its tracking finalizer. Go's `enqueueOrphanPod`. */
   enqueueOrphanPod(pod: Pod): void {

@@ -4,7 +4,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Clock, KubeObject, Logger, ResourceClient } from '@kcm-ts/apimachinery';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { TokenAuthenticator, controllerManagerUser } from './apiserver/authn.js';
 import type { StaticToken } from './apiserver/authn.js';
 import { ContainerLogs } from './node/container-logs.js';
@@ -19,7 +19,7 @@ import { kubeconfigObject, kubeconfigYaml, writeKubeconfig } from './edge/kubeco
 import { Registry } from './apiserver/registry/store.js';
 import { FaultLab } from './lab/faults.js';
 import { EventRecorder } from './node/events.js';
-import { SimulatedScheduler } from './node/scheduler.js';
+import { SimulatedScheduler } from './node/scheduler/scheduler.js';
 import { apiHandler } from './apiserver/server.js';
 import type { PartialObjectMetadata } from './apiserver/response.js';
 import { Reviewer } from './apiserver/registry/reviews.js';
@@ -51,7 +51,11 @@ export interface SandboxOptions {
   onRequest?: (method: string, url: string, code: number) => void;
   /**
    * How many simulated nodes run pods (`node-1`, `node-2`, ...), with a
-   * scheduler that binds pending pods to them. Default 0: pods stay Pending.
+   * scheduler that binds pending pods to them as kube-scheduler's default
+   * profile would. As in a kind cluster, `node-1` is the control plane:
+   * labelled `node-role.kubernetes.io/control-plane`, and with two nodes or
+   * more tainted `node-role.kubernetes.io/control-plane:NoSchedule`, so
+   * that pods go to the others. Default 0: pods stay Pending.
    */
   nodes?: number;
   /** How long a pod's containers take to start once it can run, in ms (default 1000). Per pod: the annotation `sandbox.kcm-ts.io/start-delay`. */
@@ -234,7 +238,7 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
   const faults = new FaultLab(registry.clock, () => registry.storage.compact());
   const logs = new ContainerLogs();
   const server = await startServer(registry, opts, { token, components, certs, faults, logs });
-  const cluster = await startNodes(registry, logs, opts).catch(async (err: unknown) => {
+  const cluster = await startNodes(registry, logs, faults, opts).catch(async (err: unknown) => {
     await server.close();
     throw err;
   });
@@ -393,6 +397,7 @@ function sandboxHandle(parts: {
 async function startNodes(
   registry: Registry,
   logs: ContainerLogs,
+  faults: FaultLab,
   opts: SandboxOptions,
 ): Promise<{ nodes: string[]; stop: () => Promise<void> }> {
   const count = opts.nodes ?? 0;
@@ -415,6 +420,8 @@ async function startNodes(
         {
           name: `node-${i + 1}`,
           index: i + 1,
+          // kind's first node; its taint only when there are workers.
+          controlPlane: i === 0 ? { taint: count > 1 } : undefined,
           client,
           clock,
           events,
@@ -430,12 +437,14 @@ async function startNodes(
   );
   for (const node of nodes) await node.register();
   const names = nodes.map((n) => n.name);
+  faults.attachKubelets(new Map(nodes.map((n) => [n.name, n])));
   const scheduler = new SimulatedScheduler({
     pods: client<Pod>('', 'pods'),
+    nodes: client<Node>('', 'nodes'),
     binder: inProcessPodBinder(registry),
-    nodes: () => names,
     events,
     clock,
+    logger: opts.logger?.withName('scheduler'),
   });
   const running = Promise.all([
     ...nodes.map((n) => n.run(abort.signal)),

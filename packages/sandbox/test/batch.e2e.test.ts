@@ -116,9 +116,35 @@ spec:
     ]);
     expect(patch.code).toBe(1);
     expect(patch.stderr).toContain('spec.completions: Invalid value: 4: field is immutable');
-    expect(
-      await ok(['patch', 'job', 'pi', '--type=merge', '-p', '{"spec":{"suspend":true}}']),
-    ).toBe('job.batch/pi patched\n');
+    // kubectl patch's default is a strategic merge patch, as kubectl apply sends.
+    expect(await ok(['patch', 'job', 'pi', '-p', '{"spec":{"suspend":true}}'])).toBe(
+      'job.batch/pi patched\n',
+    );
+    const manifest = (label: string) => `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: applied
+  labels:
+    team: ${label}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: c
+          image: busybox:1.36
+          command: ['sh', '-c', 'echo hi']
+`;
+    await writeFile(path.join(dir, 'applied.yaml'), manifest('a'));
+    expect(await ok(['apply', '-f', path.join(dir, 'applied.yaml')])).toBe(
+      'job.batch/applied created\n',
+    );
+    await writeFile(path.join(dir, 'applied.yaml'), manifest('b'));
+    expect(await ok(['apply', '-f', path.join(dir, 'applied.yaml')])).toBe(
+      'job.batch/applied configured\n',
+    );
+    const applied = JSON.parse(await ok(['get', 'job', 'applied', '-o', 'json'])) as Json;
+    expect(applied.metadata.labels).toEqual({ team: 'b' });
   });
 
   it('deletes a Job at once: kubectl asks for background propagation, not the orphaning default', async () => {

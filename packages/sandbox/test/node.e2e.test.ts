@@ -1,6 +1,7 @@
 // kubectl against a sandbox with a simulated node: a pod applied with
 // kubectl is scheduled, runs and becomes Ready, and its deletion waits for
-// the kubelet, which stops the containers long before the 30 s grace period.
+// the kubelet, which stops the containers long before the 30 s grace period;
+// `kubectl cordon` keeps new pods off the node until `kubectl uncordon`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,10 +40,11 @@ describe('kubectl and the simulated node', () => {
   it('lists a Ready node', async () => {
     const rows = table(await ok(['get', 'nodes']));
     expect(rows[0]).toEqual(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION']);
+    // The one node of a kind cluster: its control plane, untainted.
     expect(rows[1]).toEqual([
       'node-1',
       'Ready',
-      '<none>',
+      'control-plane',
       expect.stringMatching(/^\d+s$/),
       'v1.32.0',
     ]);
@@ -70,4 +72,46 @@ describe('kubectl and the simulated node', () => {
     expect(await ok(['delete', 'pod', 'hello', '--timeout=10s'])).toBe('pod "hello" deleted\n');
     expect(await ok(['get', 'pods', '-o', 'name'])).toBe('');
   });
+
+  it(
+    "cordons a node: new pods stay Pending with the scheduler's reason, until it is uncordoned",
+    { timeout: 60_000 },
+    async () => {
+      expect(await ok(['cordon', 'node-1'])).toBe('node/node-1 cordoned\n');
+      expect(table(await ok(['get', 'nodes']))[1]?.slice(0, 3)).toEqual([
+        'node-1',
+        'Ready,SchedulingDisabled',
+        'control-plane',
+      ]);
+      await ok(['apply', '-f', '-'], { input: podManifest.replace('name: hello', 'name: waits') });
+      const reason = async () =>
+        ok([
+          'get',
+          'pod',
+          'waits',
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="PodScheduled")].message}',
+        ]);
+      for (let i = 0; i < 50 && (await reason()) === ''; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await reason()).toBe(
+        '0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.',
+      );
+      const events = await ok([
+        'get',
+        'events',
+        '--field-selector',
+        'involvedObject.name=waits,reason=FailedScheduling',
+        '-o',
+        'jsonpath={.items[*].source.component}',
+      ]);
+      expect(events).toBe('default-scheduler');
+      expect(await ok(['uncordon', 'node-1'])).toBe('node/node-1 uncordoned\n');
+      expect(await ok(['wait', '--for=condition=PodScheduled', 'pod/waits', '--timeout=30s'])).toBe(
+        'pod/waits condition met\n',
+      );
+      expect(await ok(['get', 'pod', 'waits', '-o', 'jsonpath={.spec.nodeName}'])).toBe('node-1');
+      await ok(['delete', 'pod', 'waits', '--timeout=10s']);
+    },
+  );
 });

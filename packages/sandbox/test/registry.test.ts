@@ -65,6 +65,29 @@ describe('create', () => {
     });
   });
 
+  it('gives a pod container the requests of its limits where it has none, as SetDefaults_Pod does', () => {
+    const { registry } = newRegistry();
+    const pods = registry.resource('', 'pods');
+    const pod = registry.create(pods, 'default', {
+      metadata: { name: 'limited' },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            image: 'nginx:1.27',
+            resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m' } },
+          },
+        ],
+      },
+    });
+    expect(
+      (pod as { spec: { containers: { resources: unknown }[] } }).spec.containers[0]!.resources,
+    ).toEqual({
+      limits: { cpu: '500m', memory: '128Mi' },
+      requests: { cpu: '100m', memory: '128Mi' },
+    });
+  });
+
   it('generates names from generateName with five characters from the no-vowel alphabet', () => {
     const { registry } = newRegistry();
     const cm = registry.create(registry.resource('', 'configmaps'), 'default', {
@@ -328,6 +351,25 @@ describe('update', () => {
     const same = registry.update(cms, 'default', 'a', a).object;
     expect(same.metadata?.resourceVersion).toBe(a.metadata?.resourceVersion);
     expect(registry.storage.currentRevision()).toBe(rv);
+  });
+
+  it('stores no empty finalizers, owner references, labels or annotations, as Go omits them', () => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    registry.create(cms, 'default', {
+      metadata: { name: 'held', finalizers: ['example.com/hold'], labels: { a: 'b' } },
+    });
+    const out = registry.patch(cms, 'default', 'held', {
+      type: 'merge',
+      body: {
+        metadata: { finalizers: [], labels: { a: null }, annotations: {}, ownerReferences: [] },
+      },
+    }).object;
+    expect(out.metadata).not.toHaveProperty('finalizers');
+    expect(out.metadata).not.toHaveProperty('labels');
+    expect(out.metadata).not.toHaveProperty('annotations');
+    expect(out.metadata).not.toHaveProperty('ownerReferences');
+    expect(registry.get(cms, 'default', 'held').metadata).not.toHaveProperty('finalizers');
   });
 
   it('keeps immutable metadata and the selector', () => {

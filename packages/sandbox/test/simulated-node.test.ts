@@ -28,10 +28,10 @@ async function start(nodes = 1, delays: { podStartDelay?: number; podReadyDelay?
     pods: s.client<Pod>('', 'pods').inNamespace('default'),
     configMaps: s.client<ConfigMap>('', 'configmaps').inNamespace('default'),
     secrets: s.client<Secret>('', 'secrets').inNamespace('default'),
-    step: async (ms: number) => {
+    step: async (ms: number, by = 100) => {
       // In small steps, so that each timer's follow-up I/O runs at its time.
-      for (let t = 0; t < ms; t += 100) {
-        await clock.advance(Math.min(100, ms - t));
+      for (let t = 0; t < ms; t += by) {
+        await clock.advance(Math.min(by, ms - t));
         await settle();
       }
     },
@@ -293,13 +293,146 @@ describe('the simulated node', () => {
     expect((await pods.list()).items).toEqual([]);
   });
 
-  it('spreads pods over the nodes', async () => {
-    const { pods, step } = await start(2);
+  it('spreads pods over the workers, not the tainted control-plane node', async () => {
+    const { pods, step } = await start(3);
     for (let i = 0; i < 6; i++) await pods.create(pod(`p${i}`));
     await step(100);
     const placed = (await pods.list()).items.map((p) => p.spec?.nodeName);
-    expect(placed.filter((n) => n === 'node-1')).toHaveLength(3);
+    expect(placed.filter((n) => n === 'node-1')).toHaveLength(0);
     expect(placed.filter((n) => n === 'node-2')).toHaveLength(3);
+    expect(placed.filter((n) => n === 'node-3')).toHaveLength(3);
+  });
+
+  it('registers nodes as a kind cluster has them: labels, the control plane, capacity', async () => {
+    await start(2);
+    const nodes = sandbox!.client<Node>('', 'nodes');
+    const first = await nodes.get('node-1');
+    const second = await nodes.get('node-2');
+    expect(first.metadata?.labels).toEqual({
+      'beta.kubernetes.io/arch': 'amd64',
+      'beta.kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': 'node-1',
+      'kubernetes.io/os': 'linux',
+      'node-role.kubernetes.io/control-plane': '',
+      'node.kubernetes.io/exclude-from-external-load-balancers': '',
+    });
+    expect(first.spec?.taints).toEqual([
+      { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
+    ]);
+    expect(second.metadata?.labels).toEqual({
+      'beta.kubernetes.io/arch': 'amd64',
+      'beta.kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': 'node-2',
+      'kubernetes.io/os': 'linux',
+    });
+    expect(second.spec?.taints).toBeUndefined();
+    const capacity = {
+      cpu: '4',
+      'ephemeral-storage': '104857600Ki',
+      'hugepages-1Gi': '0',
+      'hugepages-2Mi': '0',
+      memory: '16777216Ki',
+      pods: '110',
+    };
+    expect(second.status?.capacity).toEqual(capacity);
+    expect(second.status?.allocatable).toEqual(capacity);
+    expect(second.status?.addresses).toEqual([
+      { type: 'InternalIP', address: '172.18.0.3' },
+      { type: 'Hostname', address: 'node-2' },
+    ]);
+    expect(second.status?.nodeInfo).toMatchObject({
+      operatingSystem: 'linux',
+      architecture: 'amd64',
+      kubeletVersion: 'v1.32.0',
+    });
+    expect(second.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'MemoryPressure=False',
+      'DiskPressure=False',
+      'PIDPressure=False',
+      'Ready=True',
+    ]);
+  });
+
+  it('keeps a single node untainted, as kind does without workers', async () => {
+    await start(1);
+    const only = await sandbox!.client<Node>('', 'nodes').get('node-1');
+    expect(only.metadata?.labels?.['node-role.kubernetes.io/control-plane']).toBe('');
+    expect(only.spec?.taints).toBeUndefined();
+  });
+
+  it('reports its status again every 5 minutes with new heartbeats', async () => {
+    const { step } = await start(1);
+    const nodes = sandbox!.client<Node>('', 'nodes');
+    const ready = async () =>
+      (await nodes.get('node-1')).status?.conditions?.find((c) => c.type === 'Ready');
+    const first = await ready();
+    await step(4 * 60_000, 10_000);
+    expect(await ready()).toEqual(first);
+    await step(60_000, 10_000);
+    const later = await ready();
+    expect(Date.parse(later!.lastHeartbeatTime!) - Date.parse(first!.lastHeartbeatTime!)).toBe(
+      5 * 60_000,
+    );
+    // Still Ready: the transition is the first one.
+    expect(later?.lastTransitionTime).toBe(first?.lastTransitionTime);
+  });
+
+  it('stops its kubelet in the fault lab: no status, no Lease renewal, no pod syncs, until it starts again', async () => {
+    const { pods, step } = await start(3, { podStartDelay: 1_000, podReadyDelay: 1_000 });
+    const nodes = sandbox!.client<Node>('', 'nodes');
+    const leases = sandbox!
+      .client<Lease>('coordination.k8s.io', 'leases')
+      .inNamespace('kube-node-lease');
+    const heartbeat = async () =>
+      (await nodes.get('node-2')).status?.conditions?.find((c) => c.type === 'Ready')
+        ?.lastHeartbeatTime;
+    await pods.create(pod('before', { nodeName: 'node-2' }));
+    await step(100);
+    expect(await summary(pods, 'before')).toBe('Pending/ContainerCreating/unready/0');
+
+    sandbox!.faults.stopKubelet('node-2');
+    expect(sandbox!.faults.stoppedKubelets()).toEqual(['node-2']);
+    const renewed = (await leases.get('node-2')).spec?.renewTime;
+    const reported = await heartbeat();
+    await pods.create(pod('after', { nodeName: 'node-2' }));
+    await step(6 * 60_000, 5_000);
+    expect((await leases.get('node-2')).spec?.renewTime).toBe(renewed);
+    expect(await heartbeat()).toBe(reported);
+    // The other nodes go on.
+    expect((await leases.get('node-3')).spec?.renewTime).not.toBe(renewed);
+    // Its pods are as they were: the one starting did not get further, the new one has no status.
+    expect(await summary(pods, 'before')).toBe('Pending/ContainerCreating/unready/0');
+    expect((await pods.get('after')).status?.containerStatuses).toBeUndefined();
+    // A deleted pod waits for the kubelet.
+    await pods.delete('before');
+    await step(1_000);
+    expect((await pods.get('before')).metadata?.deletionTimestamp).toBeDefined();
+
+    await sandbox!.faults.startKubelet('node-2');
+    expect(sandbox!.faults.stoppedKubelets()).toEqual([]);
+    expect((await leases.get('node-2')).spec?.renewTime).not.toBe(renewed);
+    expect(await heartbeat()).not.toBe(reported);
+    await step(100);
+    expect((await pods.list()).items.map((p) => p.metadata?.name)).toEqual(['after']);
+    await step(2_000);
+    expect(await summary(pods, 'after')).toBe('Running/Running/ready/0');
+  });
+
+  it('refuses to stop the kubelet of a node it does not have', async () => {
+    await start(1);
+    expect(() => sandbox!.faults.stopKubelet('node-9')).toThrow(
+      'no simulated node "node-9"; the nodes are node-1',
+    );
+  });
+
+  it('starts stopped kubelets again when the fault lab is cleared', async () => {
+    const { step } = await start(1);
+    sandbox!.faults.stopKubelet('node-1');
+    sandbox!.faults.clear();
+    await step(100);
+    expect(sandbox!.faults.stoppedKubelets()).toEqual([]);
   });
 
   it('runs what a container’s command says: its output, its exit code, the pod’s phase', async () => {

@@ -37,10 +37,15 @@ export interface Experiment {
   stop(): Promise<void>;
 }
 
-/** Only errors: a sync that failed is worth seeing; the rest is in the events. */
-function errorLogger(log: (line: string) => void): Logger {
+/**
+ * Only errors: a sync that failed is worth seeing; the rest is in the
+ * events. `synced` is called when the controller says its caches are synced.
+ */
+function errorLogger(log: (line: string) => void, synced: () => void = () => {}): Logger {
   const logger: Logger = {
-    info: () => {},
+    info: (msg: string) => {
+      if (msg.startsWith('Caches are synced')) synced();
+    },
     error: (err: unknown, msg: string, values?: LogValues) => {
       const cause =
         err === undefined ? '' : `: ${err instanceof Error ? err.message : JSON.stringify(err)}`;
@@ -67,6 +72,9 @@ export async function startExperiment(opts: ExperimentOptions): Promise<Experime
   const stop = new AbortController();
   // Every request of a sync listens to this signal: hundreds at once when scaling up.
   setMaxListeners(0, stop.signal);
+  // Ready means the controller sees the cluster: it has synced its caches.
+  let markSynced!: () => void;
+  const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
   //#region wiring
   // The controller is a client of the API server like any other.
@@ -88,13 +96,12 @@ export async function startExperiment(opts: ExperimentOptions): Promise<Experime
     pods: factory.pods(),
     client: { replicaSets: client.replicaSets, pods: client.pods },
     recorder: broadcaster.newRecorder({ component: 'replicaset-controller' }),
-    logger: errorLogger(log),
+    logger: errorLogger(log, markSynced),
   });
   factory.start(stop.signal); // after every controller has asked for its informers
   const running = controller.run(concurrentRSSyncs, stop.signal);
   //#endregion wiring
-  // Ready means the controller sees the cluster: its caches are filled.
-  await factory.waitForCacheSync(stop.signal);
+  await synced;
 
   return {
     sandbox,

@@ -29,8 +29,8 @@ it('runs the phases of Run in order: serve, lead, wait for the API server, start
     first('"Serving securely"'),
     first('manager-1 became leader'),
     first("APIServer isn't healthy yet"),
-    first('"Starting controller" controller="namespace-controller"'),
-    first('"Started controller" controller="replicaset-controller"'),
+    first(`"Starting controller" controller="${started[0]}"`),
+    first(`"Started controller" controller="${started.at(-1)}"`),
     first('InformersStarted resolves'),
     first('every informer of the shared factory has synced'),
   ];
@@ -40,18 +40,24 @@ it('runs the phases of Run in order: serve, lead, wait for the API server, start
   const waits = lines.filter((l) => l.includes("APIServer isn't healthy yet")).map(seconds);
   expect(waits).toEqual([0, 1]);
 
-  // The four implemented controllers, in registration order, each after a
+  // The eight implemented controllers, in registration order (the order of
+  // kube-controller-manager's NewControllerDescriptors), each after a
   // jittered pause of 500 ms × (1 + 0.5).
   expect(started).toEqual([
+    'pod-garbage-collector-controller',
     'namespace-controller',
     'garbage-collector-controller',
+    'job-controller',
     'deployment-controller',
     'replicaset-controller',
+    'cronjob-controller',
+    'ttl-after-finished-controller',
   ]);
+  expect([...started].sort()).toEqual(Object.keys(implementedControllers).sort());
   const starts = lines
     .filter((l) => l.includes('] "Starting controller" controller='))
     .map(seconds);
-  expect(starts).toEqual([2.75, 3.5, 4.25, 5]);
+  expect(starts).toEqual([2.75, 3.5, 4.25, 5, 5.75, 6.5, 7.25, 8]);
 
   // Every other known controller is accounted for: off by default, cloud, or
   // not implemented here; the service-account token controller is special.

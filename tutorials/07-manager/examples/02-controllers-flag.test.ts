@@ -1,4 +1,9 @@
 import { expect, it } from 'vitest';
+import {
+  controllersDisabledByDefault,
+  implementedControllers,
+  isControllerEnabled,
+} from '@kcm-ts/manager';
 import { columns, run } from './02-controllers-flag.js';
 
 it('decides --controllers as IsControllerEnabled does, and run() starts exactly the enabled, implemented ones', async () => {
@@ -26,11 +31,19 @@ it('decides --controllers as IsControllerEnabled does, and run() starts exactly 
     '-deployment-controller',
   ]);
 
-  // run() starts an implemented controller exactly when it is enabled; the
-  // bootstrap signer is enabled but not implemented, so nothing starts for it.
+  // run() starts an implemented controller exactly when it is enabled (all
+  // eight, not only the columns shown); the bootstrap signer is enabled but
+  // not implemented, so nothing starts for it.
+  const off = new Set(controllersDisabledByDefault());
   for (const o of outcomes.filter((x) => x.enabled)) {
-    const implemented = columns.slice(0, 4).filter((_, i) => o.enabled![i]);
-    expect(o.started, o.flag).toEqual(implemented);
+    const implemented = Object.keys(implementedControllers).filter((name) =>
+      isControllerEnabled(name, off, o.canonical!),
+    );
+    expect([...o.started!].sort(), o.flag).toEqual(implemented.sort());
+    columns.forEach((name, i) => {
+      if (name in implementedControllers)
+        expect(o.started!.includes(name), `${o.flag} ${name}`).toBe(o.enabled![i]);
+    });
   }
 
   // An unknown name is refused with kube-controller-manager's message.

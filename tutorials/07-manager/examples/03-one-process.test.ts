@@ -10,10 +10,14 @@ it('runs every controller on one informer factory, each with its own client, rat
   const controller = (name: string) => map.controllers.find((c) => c.name === name)!;
 
   // One factory: every informer the controllers asked for is listed once,
-  // however many controllers share it (pods and ReplicaSets feed two).
+  // however many controllers share it (pods feed four, Jobs three,
+  // ReplicaSets two).
   expect(map.sharedInformers).toEqual([
+    'cronjobs.batch',
     'deployments.apps',
+    'jobs.batch',
     'namespaces',
+    'nodes',
     'pods',
     'replicasets.apps',
   ]);
@@ -30,6 +34,10 @@ it('runs every controller on one informer factory, each with its own client, rat
     'replicasets.apps',
   ]);
   expect(controller('namespace-controller').informers).toEqual(['namespaces']);
+  expect(controller('pod-garbage-collector-controller').informers).toEqual(['pods', 'nodes']);
+  expect(controller('job-controller').informers).toEqual(['jobs.batch', 'pods']);
+  expect(controller('cronjob-controller').informers).toEqual(['jobs.batch', 'cronjobs.batch']);
+  expect(controller('ttl-after-finished-controller').informers).toEqual(['jobs.batch']);
 
   // The garbage collector watches every deletable resource the server lists,
   // but events, through informers of its own that keep metadata only.
@@ -44,7 +52,9 @@ it('runs every controller on one informer factory, each with its own client, rat
 
   // Each controller writes as itself, within its own token bucket:
   // --kube-api-qps 20 and --kube-api-burst 30, the collector's QPS doubled,
-  // the namespace controller's QPS ×20 and burst ×100, as core.go sets them.
+  // the namespace controller's QPS ×20 and burst ×100, as core.go sets them;
+  // the pod garbage collector's client is pod-garbage-collector, as upstream
+  // names it.
   expect(
     map.controllers.map((u) => [
       u.name,
@@ -52,10 +62,14 @@ it('runs every controller on one informer factory, each with its own client, rat
       u.clients.map((n) => [client(n).qps, client(n).burst]),
     ]),
   ).toEqual([
+    ['pod-garbage-collector-controller', ['pod-garbage-collector'], [[20, 30]]],
     ['namespace-controller', ['namespace-controller'], [[400, 3000]]],
     ['garbage-collector-controller', ['generic-garbage-collector'], [[40, 30]]],
+    ['job-controller', ['job-controller'], [[20, 30]]],
     ['deployment-controller', ['deployment-controller'], [[20, 30]]],
     ['replicaset-controller', ['replicaset-controller'], [[20, 30]]],
+    ['cronjob-controller', ['cronjob-controller'], [[20, 30]]],
+    ['ttl-after-finished-controller', ['ttl-after-finished-controller'], [[20, 30]]],
   ]);
   expect(client('replicaset-controller').requests.get('pods')).toEqual(new Set(['create']));
   expect(client('deployment-controller').requests.get('replicasets.apps')).toEqual(
@@ -68,14 +82,18 @@ it('runs every controller on one informer factory, each with its own client, rat
 
   // The queues each controller made, named as their metrics are labelled.
   expect(map.controllers.map((u) => u.queues)).toEqual([
+    ['orphaned_pods_nodes'],
     ['namespace'],
     [
       'garbage_collector_attempt_to_delete',
       'garbage_collector_attempt_to_orphan',
       'garbage_collector_graph_changes',
     ],
+    ['job', 'job_orphan_pod'],
     ['deployment'],
     ['replicaset'],
+    ['cronjob'],
+    ['ttl_jobs_to_delete'],
   ]);
 
   await expect(`${lines.join('\n')}\n`).toMatchFileSnapshot('./__output__/03-one-process.txt');

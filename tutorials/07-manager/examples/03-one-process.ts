@@ -233,7 +233,11 @@ export async function run(log: (line: string) => void = console.log): Promise<Pr
   return map;
 }
 
-/** Gives every controller something to do: a rollout, a cascade, a namespace. */
+/**
+ * Gives the controllers of chapters 5 to 7 something to do: a rollout, a
+ * cascade, a namespace. The four of chapter 9 get no Job, CronJob or
+ * orphaned pod, and stay idle.
+ */
 async function exercise(c: TestEnvironment): Promise<void> {
   const deployments = c.client<Deployment>(informerResources.deployments, 'default');
   await deployments.create(nginxDeployment());
@@ -259,9 +263,10 @@ function print(map: ProcessMap, log: (line: string) => void): void {
       .map(([resource, v]) => `${resource} ${[...v].sort().join(',')}`)
       .join('; ');
   log(`clients, by the name at the end of their user agent (${map.userAgentPrefix}/<name>):`);
+  const width = Math.max(...map.clients.map((cl) => cl.name.length));
   for (const cl of [...map.clients].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const limits = `${cl.qps} qps, burst ${cl.burst}${cl.metadataOnly ? ', metadata' : ''}`;
-    log(`  ${cl.name.padEnd(26)} ${limits.padEnd(28)} ${verbs(cl.requests)}`);
+    log(`  ${cl.name.padEnd(width)} ${limits.padEnd(28)} ${verbs(cl.requests) || '(no requests)'}`);
   }
   log('');
   log(`shared informer factory: ${map.sharedInformers.join(', ')}`);

@@ -16,10 +16,14 @@ it('serves health to anyone, metrics and configz only to a token the API server 
   expect(readyz.status).toBe(200);
   expect(readyz.body.split('\n')).toEqual([
     '[+]leaderElection ok',
+    '[+]pod-garbage-collector-controller ok',
     '[+]namespace-controller ok',
     '[+]garbage-collector-controller ok',
+    '[+]job-controller ok',
     '[+]deployment-controller ok',
     '[+]replicaset-controller ok',
+    '[+]cronjob-controller ok',
+    '[+]ttl-after-finished-controller ok',
     'readyz check passed',
     '',
   ]);

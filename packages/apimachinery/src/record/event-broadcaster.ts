@@ -10,7 +10,7 @@ import type { EventRecorderLogger } from './event-recorder.js';
 import type { EventSink } from './event-sink.js';
 import { EventCorrelator, type CorrelatorOptions } from './events-cache.js';
 import { RecorderImpl } from './recorder-impl.js';
-import { isKeyNotFoundError } from './util.js';
+import { EventNamer, isKeyNotFoundError } from './util.js';
 import { Broadcaster, type BroadcastWatcher } from './watch-broadcaster.js';
 
 /**
@@ -178,6 +178,8 @@ class EventBroadcasterImpl implements EventBroadcaster {
   readonly #logger: Logger;
   readonly #random: () => number;
   readonly #uuid: () => string;
+  // One for the recorders and the correlator: no two Events get one name.
+  readonly #namer = new EventNamer();
   readonly #sleepDuration: number;
   readonly #correlatorOptions: CorrelatorOptions;
   readonly #parentSignal: AbortSignal | undefined;
@@ -200,10 +202,13 @@ class EventBroadcasterImpl implements EventBroadcaster {
   }
 
   startRecordingToSink(sink: EventSink): EventWatcher {
-    const correlator = new EventCorrelator({
-      ...this.#correlatorOptions,
-      clock: this.#correlatorOptions.clock ?? this.#clock,
-    });
+    const correlator = new EventCorrelator(
+      {
+        ...this.#correlatorOptions,
+        clock: this.#correlatorOptions.clock ?? this.#clock,
+      },
+      this.#namer,
+    );
     return this.#startWatcher((event, signal) =>
       this.#recordToSink(sink, event, correlator, signal),
     );
@@ -241,6 +246,7 @@ class EventBroadcasterImpl implements EventBroadcaster {
       this.#clock,
       this.#uuid,
       this.#logger,
+      this.#namer,
     );
   }
 

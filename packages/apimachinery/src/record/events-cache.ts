@@ -8,7 +8,7 @@ import { realClock, type PassiveClock } from '../clock.js';
 import { formatTime } from '../time.js';
 import { LruCache } from './lru-cache.js';
 import { TokenBucketPassiveRateLimiter } from './token-bucket-rate-limiter.js';
-import { unixNano } from './util.js';
+import { EventNamer } from './util.js';
 
 /** The size of each of the correlator's caches: Go's `maxLruCacheEntries`. */
 export const maxLruCacheEntries = 4096;
@@ -196,8 +196,14 @@ export class EventAggregator {
   readonly #maxEvents: number;
   readonly #maxIntervalInSeconds: number;
   readonly #clock: PassiveClock;
+  readonly #namer: EventNamer;
 
-  /** Go's `NewEventAggregator`. */
+  /**
+   * Go's `NewEventAggregator`.
+   *
+   * @param namer - names aggregate Events; shared with the recorders of the
+   *   same broadcaster, so that no two Events get one name
+   */
   constructor(
     lruCacheSize: number,
     keyFunc: EventAggregatorKeyFunc,
@@ -205,6 +211,7 @@ export class EventAggregator {
     maxEvents: number,
     maxIntervalInSeconds: number,
     clock: PassiveClock,
+    namer: EventNamer = new EventNamer(),
   ) {
     this.#cache = new LruCache(lruCacheSize);
     this.#keyFunc = keyFunc;
@@ -212,6 +219,7 @@ export class EventAggregator {
     this.#maxEvents = maxEvents;
     this.#maxIntervalInSeconds = maxIntervalInSeconds;
     this.#clock = clock;
+    this.#namer = namer;
   }
 
   /**
@@ -247,7 +255,7 @@ export class EventAggregator {
       kind: 'Event',
       apiVersion: 'v1',
       metadata: {
-        name: `${newEvent.involvedObject.name ?? ''}.${unixNano(now).toString(16)}`,
+        name: `${newEvent.involvedObject.name ?? ''}.${this.#namer.nanos(now).toString(16)}`,
         namespace: newEvent.metadata.namespace,
       },
       involvedObject: newEvent.involvedObject,
@@ -428,8 +436,12 @@ export class EventCorrelator {
   readonly #aggregator: EventAggregator;
   readonly #logger: EventLogger;
 
-  /** Go's `NewEventCorrelatorWithOptions` (`NewEventCorrelator` when only a clock is given). */
-  constructor(options: CorrelatorOptions = {}) {
+  /**
+   * Go's `NewEventCorrelatorWithOptions` (`NewEventCorrelator` when only a clock is given).
+   *
+   * @param namer - names aggregate Events; a broadcaster shares its own with its recorders
+   */
+  constructor(options: CorrelatorOptions = {}, namer: EventNamer = new EventNamer()) {
     const cacheSize = options.lruCacheSize || maxLruCacheEntries;
     const clock = options.clock ?? realClock;
     const spamFilter = new EventSourceObjectSpamFilter(
@@ -447,6 +459,7 @@ export class EventCorrelator {
       options.maxEvents || defaultAggregateMaxEvents,
       options.maxIntervalInSeconds || defaultAggregateIntervalInSeconds,
       clock,
+      namer,
     );
     this.#logger = new EventLogger(cacheSize);
   }

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { formatTime } from '../time.js';
 import type { EventRecorderLogger, EventSubject, EventType } from './event-recorder.js';
 import { getReference } from './reference.js';
-import { generateEventName, unixNano, validateEventType } from './util.js';
+import { EventNamer, generateEventName, validateEventType } from './util.js';
 
 /**
  * A new Event about `ref`, as it is first written: named after the object and
@@ -22,13 +22,14 @@ export function makeEvent(
   message: string,
   now: number,
   uuid: () => string,
+  namer: EventNamer = new EventNamer(),
 ): Event {
   const timestamp = formatTime(now);
   const event: Event = {
     kind: 'Event',
     apiVersion: 'v1',
     metadata: {
-      name: generateEventName(ref.name ?? '', unixNano(now), uuid),
+      name: generateEventName(ref.name ?? '', namer.nanos(now), uuid),
       namespace: ref.namespace || 'default',
     },
     involvedObject: ref,
@@ -62,6 +63,7 @@ export class RecorderImpl implements EventRecorderLogger {
   readonly #clock: PassiveClock;
   readonly #uuid: () => string;
   readonly #logger: Logger;
+  readonly #namer: EventNamer;
 
   constructor(
     source: EventSource,
@@ -69,12 +71,14 @@ export class RecorderImpl implements EventRecorderLogger {
     clock: PassiveClock,
     uuid: () => string,
     logger: Logger,
+    namer: EventNamer = new EventNamer(),
   ) {
     this.#source = source;
     this.#sink = sink;
     this.#clock = clock;
     this.#uuid = uuid;
     this.#logger = logger;
+    this.#namer = namer;
   }
 
   event(object: EventSubject, type: EventType, reason: string, message: string): void {
@@ -92,7 +96,7 @@ export class RecorderImpl implements EventRecorderLogger {
   }
 
   withLogger(logger: Logger): EventRecorderLogger {
-    return new RecorderImpl(this.#source, this.#sink, this.#clock, this.#uuid, logger);
+    return new RecorderImpl(this.#source, this.#sink, this.#clock, this.#uuid, logger, this.#namer);
   }
 
   #generateEvent(
@@ -119,7 +123,16 @@ export class RecorderImpl implements EventRecorderLogger {
       return;
     }
 
-    const event = makeEvent(ref, annotations, type, reason, message, this.#clock.now(), this.#uuid);
+    const event = makeEvent(
+      ref,
+      annotations,
+      type,
+      reason,
+      message,
+      this.#clock.now(),
+      this.#uuid,
+      this.#namer,
+    );
     event.source = {};
     if (this.#source.component) event.source.component = this.#source.component;
     if (this.#source.host) event.source.host = this.#source.host;

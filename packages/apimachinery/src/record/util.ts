@@ -31,6 +31,27 @@ export function unixNano(ms: number): bigint {
 }
 
 /**
+ * Hands out the nanoseconds new Events are named after: the Unix nanoseconds of
+ * the time (Go's `UnixNano`), or one more than the last when the clock has not moved past it.
+ * A real clock always has by the next Event; a fake one stands still, and two
+ * Events about one object would get one name and the second be refused. One
+ * per broadcaster, shared by its recorders and its correlator.
+ *
+ * @category Events
+ */
+export class EventNamer {
+  #last = 0n;
+
+  /** The nanoseconds for an Event made at `ms`, never the same twice. */
+  nanos(ms: number): bigint {
+    let nanos = unixNano(ms);
+    if (nanos <= this.#last) nanos = this.#last + 1n;
+    this.#last = nanos;
+    return nanos;
+  }
+}
+
+/**
  * The name of a new Event: `<object name>.<unix nanoseconds in hex>`, or a
  * fresh UUID when that is not a valid DNS subdomain (the object's name may be
  * valid for its kind yet not for an Event): Go's `GenerateEventName`.

@@ -41,8 +41,9 @@ function setup(opts: EventBroadcasterOptions = {}) {
 }
 
 /** The name client-go gives an Event about `name` made at `ms`. */
-function eventName(name: string, ms: number): string {
-  return `${name}.${(BigInt(ms) * 1_000_000n).toString(16)}`;
+/** `<name>.<nanoseconds in hex>`; `later` nanoseconds on, for the next Events made at one instant. */
+function eventName(name: string, ms: number, later = 0): string {
+  return `${name}.${(BigInt(ms) * 1_000_000n + BigInt(later)).toString(16)}`;
 }
 
 const testPod: Pod = {
@@ -187,7 +188,8 @@ describe('recording to a sink (TestEventf)', () => {
     const created = [...store.objects.values()];
     expect(created.map((e) => [e.metadata.namespace, e.metadata.name])).toEqual([
       ['default', eventName('foo', clock.now())],
-      ['default', eventName('node-1', clock.now())],
+      // Made at the same instant of the fake clock: named a nanosecond later.
+      ['default', eventName('node-1', clock.now(), 1)],
     ]);
     expect(created[0]?.involvedObject.namespace).toBe('');
     expect(created[1]?.involvedObject).toEqual({
@@ -592,5 +594,19 @@ describe('shutdown', () => {
     await clock.advance(600_000);
     expect(sink.calls).toHaveLength(1);
     expect(lines).toHaveLength(2);
+  });
+});
+
+describe('event names', () => {
+  it('never repeat, even for Events about one object at one instant of a fake clock', async () => {
+    const { clock, broadcaster, recorder } = setup();
+    const store = new EventStore();
+    broadcaster.startRecordingToSink(new EventSinkImpl(store.client()));
+    for (const reason of ['SuccessfulCreate', 'SuccessfulDelete', 'Completed']) {
+      recorder.event(testRef, 'Normal', reason, reason);
+    }
+    await flush();
+    const names = [...store.objects.values()].map((e) => e.metadata.name);
+    expect(names).toEqual([0, 1, 2].map((n) => eventName('foo', clock.now(), n)));
   });
 });

@@ -20,27 +20,8 @@ import { apiVersionOf } from './resources.js';
 import type { ResourceInfo } from './resources.js';
 import { type Obj, isObj } from './unstructured.js';
 
-// core/v1 Service's patch tags (ServiceSpec.ports merges by port,
-// ServiceStatus.conditions by type), until apimachinery's patchMetaForKind
-// knows the kind.
-const servicePatchMeta: PatchMeta = {
-  fields: {
-    metadata: {
-      meta: {
-        fields: {
-          ownerReferences: { strategy: 'merge', mergeKey: 'uid' },
-          finalizers: { strategy: 'merge' },
-        },
-      },
-    },
-    spec: { meta: { fields: { ports: { strategy: 'merge', mergeKey: 'port' } } } },
-    status: { meta: { fields: { conditions: { strategy: 'merge', mergeKey: 'type' } } } },
-  },
-};
-
 const patchMetaFor = (info: ResourceInfo): PatchMeta | undefined =>
-  patchMetaForKind(apiVersionOf(info), info.kind) ??
-  (info.group === '' && info.kind === 'Service' ? servicePatchMeta : undefined);
+  patchMetaForKind(apiVersionOf(info), info.kind);
 
 function unprocessable(message: string): StatusError {
   return new StatusError({ code: 422, reason: 'Invalid', message });

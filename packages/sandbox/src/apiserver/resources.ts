@@ -132,6 +132,13 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
     categories: ['all'],
     subresources: ['status', 'scale'],
   }),
+  info(builtin.daemonSets, { shortNames: ['ds'], categories: ['all'], subresources: ['status'] }),
+  info(builtin.statefulSets, {
+    shortNames: ['sts'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+  }),
+  info(builtin.controllerRevisions),
   info(builtin.jobs, { categories: ['all'], subresources: ['status'] }),
   info(builtin.cronJobs, { shortNames: ['cj'], categories: ['all'], subresources: ['status'] }),
   info(builtin.leases),

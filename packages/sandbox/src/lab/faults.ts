@@ -2,7 +2,8 @@
 // controllers survive what real API servers do to them: dropped and hung
 // watches, 5xx, 429 with Retry-After (as kube-apiserver's priority and
 // fairness answers, staging/src/k8s.io/apiserver/pkg/server/filters/
-// priority-and-fairness.go), conflicts, latency and compaction.
+// priority-and-fairness.go), conflicts, latency and compaction; and what
+// nodes do to the cluster: a kubelet that stops, so its node goes silent.
 import {
   newConflict,
   newInternalError,
@@ -55,6 +56,17 @@ interface PlannedFailure {
   error: (resource: GroupResource, name: string) => StatusError;
 }
 
+/**
+ * A simulated node's kubelet as the fault lab drives it.
+ *
+ * @internal
+ */
+export interface KubeletSwitch {
+  readonly kubeletStopped: boolean;
+  stopKubelet(): void;
+  startKubelet(): Promise<void>;
+}
+
 interface OpenWatch {
   resource: string;
   /** Ends the response cleanly, as a server closing the stream. */
@@ -89,6 +101,7 @@ export class FaultLab {
   readonly #hungWatches = new Set<OpenWatch>();
   #counts: RequestCounts = {};
   #sleeps = new AbortController();
+  #kubelets: ReadonlyMap<string, KubeletSwitch> = new Map();
 
   /**
    * @param clock - the sandbox's clock: latency waits on it
@@ -190,6 +203,55 @@ export class FaultLab {
     this.#compact();
   }
 
+  /**
+   * Stops the kubelet of the simulated node `node` (such as `'node-2'`), as
+   * `systemctl stop kubelet` on a kind node would: it no longer reports
+   * the node's status or renews its Lease in `kube-node-lease`, and no
+   * longer syncs its pods (they keep the status they had; new ones bound
+   * there stay Pending; deleted ones stay Terminating). The node goes
+   * NotReady once a node lifecycle controller notices the silence (its
+   * `--node-monitor-grace-period` after the last renewal): that, its
+   * taints and the evictions are the controller's doing, not the sandbox's. The scheduler goes on
+   * binding pods there until such taints appear, as kube-scheduler does.
+   */
+  stopKubelet(node: string): void {
+    this.#kubelet(node).stopKubelet();
+  }
+
+  /**
+   * Starts the kubelet of `node` again: it reports the node Ready with new
+   * heartbeats and renews its Lease at once (the promise resolves when
+   * both are written), then syncs every pod on the node.
+   */
+  startKubelet(node: string): Promise<void> {
+    return this.#kubelet(node).startKubelet();
+  }
+
+  /** The simulated nodes whose kubelet is stopped. */
+  stoppedKubelets(): string[] {
+    return [...this.#kubelets].filter(([, k]) => k.kubeletStopped).map(([name]) => name);
+  }
+
+  #kubelet(node: string): KubeletSwitch {
+    const k = this.#kubelets.get(node);
+    if (k === undefined) {
+      const known = [...this.#kubelets.keys()];
+      throw new RangeError(
+        `no simulated node "${node}"${known.length > 0 ? `; the nodes are ${known.join(', ')}` : ': the sandbox runs no nodes'}`,
+      );
+    }
+    return k;
+  }
+
+  /**
+   * Gives the lab the simulated nodes' kubelets; called by the sandbox.
+   *
+   * @internal
+   */
+  attachKubelets(kubelets: ReadonlyMap<string, KubeletSwitch>): void {
+    this.#kubelets = kubelets;
+  }
+
   /** How many watches the server is streaming (or holding hung) right now. */
   openWatches(): number {
     return this.#watches.size;
@@ -205,11 +267,18 @@ export class FaultLab {
     this.#counts = {};
   }
 
-  /** Disarms every fault and releases hung watches; counts are kept. */
+  /**
+   * Disarms every fault, releases hung watches and starts stopped
+   * kubelets again (without waiting for their first report); counts are
+   * kept.
+   */
   clear(): void {
     this.#failures = [];
     this.#latency = undefined;
     this.releaseWatches();
+    for (const k of this.#kubelets.values()) {
+      if (k.kubeletStopped) void k.startKubelet().catch(() => {});
+    }
   }
 
   /**

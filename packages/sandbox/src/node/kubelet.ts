@@ -159,6 +159,9 @@ export class SimulatedKubelet {
   readonly #queue: DelayingQueue<string>;
   #nextIP = 2;
   #stopped = false;
+  /** Stopped by the fault lab: pods are not synced; the keys due meanwhile wait here. */
+  #paused = false;
+  readonly #deferred = new Set<string>();
 
   constructor(opts: KubeletOptions, signal: AbortSignal) {
     this.#opts = opts;
@@ -207,6 +210,24 @@ export class SimulatedKubelet {
   }
 
   /**
+   * Stops syncing pods, as a stopped kubelet does: their containers go on
+   * as they were (their timelines follow the clock) but nothing is
+   * reported, started or removed until {@link SimulatedKubelet.resume}.
+   */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  /** Syncs again, every pod once at once, as a kubelet that starts does. */
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    const keys = new Set([...this.#deferred, ...this.#informer.getStore().listKeys()]);
+    this.#deferred.clear();
+    for (const key of keys) this.#enqueue(key);
+  }
+
+  /**
    * One pod worker for all pods, so syncs never overlap: each key is synced
    * when its turn comes, and a sync that fails is tried again after the
    * retry period, as the pod workers requeue with their back-off.
@@ -215,6 +236,11 @@ export class SimulatedKubelet {
     for (;;) {
       const [key, shutdown] = await this.#queue.get();
       if (shutdown) return;
+      if (this.#paused) {
+        this.#deferred.add(key);
+        this.#queue.done(key);
+        continue;
+      }
       try {
         if (!this.#stopped) await this.#sync(key);
       } catch (err) {
@@ -359,11 +385,63 @@ export class SimulatedKubelet {
       () => (killed ? 'killed with SIGKILL at the end of its grace period' : 'exited with code 0'),
     );
     for (const c of running) this.#opts.logs.exit(state.uid, c.name);
+    await this.#reportStopped(state, pod, running, killed);
     try {
       await this.#pods.inNamespace(pod.metadata?.namespace ?? '').delete(pod.metadata?.name ?? '', {
         gracePeriodSeconds: 0,
         preconditions: { uid: state.uid },
       });
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+  }
+
+  /**
+   * Before a deleted pod goes, the kubelet writes its terminal phase
+   * (KEP-3329; getPhase with podIsTerminal): Succeeded when every container
+   * ended with 0, Failed otherwise, so that a controller still holding the
+   * pod by a finalizer (a Job's) sees how it ended. A program the model
+   * runs does not handle SIGTERM and ends with 143, a server the model does
+   * not know stops cleanly with 0, and one killed at the end of its grace
+   * period ends with 137.
+   */
+  async #reportStopped(
+    state: PodState,
+    pod: Pod,
+    running: Container[],
+    killed: boolean,
+  ): Promise<void> {
+    if (!state.started || state.terminalPhase !== undefined) return;
+    const at = state.stopAt ?? this.#opts.clock.now();
+    for (const c of running) {
+      const cs = state.containers.get(c.name);
+      if (cs === undefined || cs.startedAt === undefined) continue;
+      const exitCode = killed ? 137 : cs.program === null ? 0 : 143;
+      cs.terminated = {
+        exitCode,
+        reason: exitCode === 0 ? 'Completed' : 'Error',
+        startedAt: cs.startedAt,
+        finishedAt: at,
+      };
+      cs.restartAt = undefined;
+    }
+    const containers = pod.spec?.containers ?? [];
+    const ended = containers.map((c) => state.containers.get(c.name)?.terminated);
+    if (ended.some((t) => t === undefined)) return;
+    state.terminalPhase = ended.every((t) => t?.exitCode === 0) ? 'Succeeded' : 'Failed';
+    const status = this.#status(state, pod, containers, at, (c) => {
+      const t = state.containers.get(c.name)!.terminated!;
+      return {
+        terminated: {
+          exitCode: t.exitCode,
+          reason: t.reason,
+          startedAt: formatTime(t.startedAt),
+          finishedAt: formatTime(t.finishedAt),
+        },
+      };
+    });
+    try {
+      await this.#pods.inNamespace(pod.metadata?.namespace ?? '').updateStatus({ ...pod, status });
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }

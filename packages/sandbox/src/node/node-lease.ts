@@ -27,6 +27,7 @@ export interface NodeLeaseOptions {
 /** The Lease one node holds, renewed on a ticker. */
 export class NodeLease {
   readonly #opts: NodeLeaseOptions;
+  #paused = false;
 
   constructor(opts: NodeLeaseOptions) {
     this.#opts = opts;
@@ -35,9 +36,19 @@ export class NodeLease {
   /** Renews the Lease every 10 s until `signal` aborts; a failed renewal waits for the next tick. */
   start(signal: AbortSignal): void {
     const ticker = this.#opts.clock.newTicker(leaseRenewInterval, () => {
-      void this.renew().catch(() => {});
+      if (!this.#paused) void this.renew().catch(() => {});
     });
     signal.addEventListener('abort', () => ticker.stop(), { once: true });
+  }
+
+  /** Stops renewing (the ticks pass without a renewal), as a stopped kubelet does. */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  /** Renews on the ticks again. */
+  resume(): void {
+    this.#paused = false;
   }
 
   /** Creates the Lease, or renews the one already there. */

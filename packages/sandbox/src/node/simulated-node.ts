@@ -1,6 +1,10 @@
 // A simulated node: the Node object a kubelet registers (pkg/kubelet/
-// kubelet_node_status.go, initialNode and setNodeStatus), its heartbeat Lease
-// (node-lease.ts), and the kubelet that runs its pods.
+// kubelet_node_status.go, initialNode, updateDefaultLabels and
+// setNodeStatus) with what kind's kubeadm adds to it, its heartbeat Lease
+// (node-lease.ts), the status it reports again every 5 minutes, and the
+// kubelet that runs its pods. The fault lab can stop the kubelet
+// (stopKubelet): no more status, Lease renewals or pod syncs until it
+// starts again.
 import {
   formatTime,
   isAlreadyExists,
@@ -9,17 +13,35 @@ import {
   type Logger,
   type ResourceClient,
 } from '@kcm-ts/apimachinery';
-import type { Node, NodeCondition } from 'kubernetes-types/core/v1.js';
+import type { Node, NodeCondition, Taint } from 'kubernetes-types/core/v1.js';
 import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
 import { SimulatedKubelet } from './kubelet.js';
 import { NodeLease } from './node-lease.js';
+
+/**
+ * How often the kubelet looks at its node's status (nodeStatusUpdateFrequency,
+ * 10 s) and how often it writes it when nothing changed
+ * (nodeStatusReportFrequency, 5 min: the Lease is the heartbeat).
+ */
+const nodeStatusUpdateFrequency = 10_000;
+const nodeStatusReportFrequency = 5 * 60_000;
+
+/** The label and taint kubeadm puts on a control-plane node. */
+export const controlPlaneLabel = 'node-role.kubernetes.io/control-plane';
 
 /** Options of {@link SimulatedNode}. */
 export interface SimulatedNodeOptions {
   name: string;
   /** 1 for the first node: picks its addresses. */
   index: number;
+  /**
+   * The node kind's kubeadm sets up first: labelled
+   * `node-role.kubernetes.io/control-plane` (and excluded from external
+   * load balancers), and with `taint` its `NoSchedule` taint too, which
+   * kind keeps only when the cluster has workers.
+   */
+  controlPlane?: { taint: boolean } | undefined;
   client: <T extends KubeObject>(group: string, resource: string) => ResourceClient<T>;
   clock: Clock;
   events: EventRecorder;
@@ -37,27 +59,60 @@ export interface SimulatedNodeOptions {
   kernelVersion: string;
 }
 
-/** The Node object of a simulated node, as a kubelet registers and reports it. */
-function nodeObject(name: string, index: number, kernelVersion: string, now: number): Node {
-  const capacity = { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' };
+/** The labels the kubelet keeps on its node (updateDefaultLabels): hostname, OS and architecture. */
+function defaultLabels(name: string): Record<string, string> {
+  return {
+    'beta.kubernetes.io/arch': 'amd64',
+    'beta.kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': 'amd64',
+    'kubernetes.io/hostname': name,
+    'kubernetes.io/os': 'linux',
+  };
+}
+
+/**
+ * What each node has, as a kind node reports it (allocatable is capacity:
+ * kind reserves nothing): 4 CPUs, 16 GiB of memory, 100 GiB of disk, no
+ * huge pages, 110 pods.
+ */
+export const nodeCapacity: Readonly<Record<string, string>> = {
+  cpu: '4',
+  'ephemeral-storage': '104857600Ki',
+  'hugepages-1Gi': '0',
+  'hugepages-2Mi': '0',
+  memory: '16777216Ki',
+  pods: '110',
+};
+
+/** The Node object of a simulated node, as a kubelet registers it and kubeadm marks it. */
+function nodeObject(opts: SimulatedNodeOptions, now: number): Node {
+  const { name, index, kernelVersion, controlPlane } = opts;
+  const labels: Record<string, string> = defaultLabels(name);
+  const taints: Taint[] = [];
+  if (controlPlane !== undefined) {
+    labels[controlPlaneLabel] = '';
+    labels['node.kubernetes.io/exclude-from-external-load-balancers'] = '';
+    if (controlPlane.taint) taints.push({ key: controlPlaneLabel, effect: 'NoSchedule' });
+  }
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       name,
-      labels: {
-        'kubernetes.io/hostname': name,
-        'kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64',
-        'beta.kubernetes.io/os': 'linux',
-        'beta.kubernetes.io/arch': 'amd64',
+      labels,
+      annotations: {
+        'node.alpha.kubernetes.io/ttl': '0',
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
       },
-      annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
     },
-    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
+    spec: {
+      podCIDR: `10.244.${index}.0/24`,
+      podCIDRs: [`10.244.${index}.0/24`],
+      ...(taints.length > 0 ? { taints } : {}),
+    },
     status: {
-      capacity,
-      allocatable: capacity,
+      capacity: { ...nodeCapacity },
+      allocatable: { ...nodeCapacity },
       conditions: nodeConditions(formatTime(now)),
       addresses: [
         { type: 'InternalIP', address: `172.18.0.${index + 1}` },
@@ -108,12 +163,31 @@ function nodeConditions(time: string): NodeCondition[] {
   ];
 }
 
-/** One node of the sandbox: registers itself, keeps its Lease fresh, and runs its pods. */
+/**
+ * The conditions to report at `time`: a healthy node's, each keeping the
+ * lastTransitionTime it had when its status is the same (setNodeReadyCondition
+ * and the other condition setters).
+ */
+function reportedConditions(previous: readonly NodeCondition[], time: string): NodeCondition[] {
+  return nodeConditions(time).map((c) => {
+    const old = previous.find((p) => p.type === c.type);
+    return old?.status === c.status && old.lastTransitionTime
+      ? { ...c, lastTransitionTime: old.lastTransitionTime }
+      : c;
+  });
+}
+
+/**
+ * One node of the sandbox: registers itself, keeps its Lease fresh and its
+ * status reported, and runs its pods, until the fault lab stops its kubelet.
+ */
 export class SimulatedNode {
   readonly name: string;
   readonly #opts: SimulatedNodeOptions;
   readonly #kubelet: SimulatedKubelet;
   readonly #lease: NodeLease;
+  #lastReport = -Infinity;
+  #stopped = false;
 
   constructor(opts: SimulatedNodeOptions, signal: AbortSignal) {
     this.name = opts.name;
@@ -137,25 +211,88 @@ export class SimulatedNode {
     );
   }
 
-  /** Registers the Node (or reports on the one already there) and its Lease. */
+  /**
+   * Registers the Node (tryRegisterWithAPIServer), or, when it is there
+   * already, puts back the kubelet's default labels; then reports its
+   * status and creates or renews its Lease.
+   */
   async register(): Promise<void> {
-    const { client, clock, name, index, kernelVersion } = this.#opts;
+    const { client, clock, name } = this.#opts;
     const nodes = client<Node>('', 'nodes');
-    const wanted = nodeObject(name, index, kernelVersion, clock.now());
+    const wanted = nodeObject(this.#opts, clock.now());
     let node: Node;
     try {
       node = await nodes.create(wanted);
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
       node = await nodes.get(name);
+      const labels = { ...node.metadata?.labels, ...defaultLabels(name) };
+      if (JSON.stringify(labels) !== JSON.stringify({ ...node.metadata?.labels })) {
+        node = await nodes.update({ ...node, metadata: { ...node.metadata, labels } });
+      }
     }
-    await nodes.updateStatus({ ...node, status: wanted.status! });
+    const status = {
+      ...wanted.status!,
+      conditions: reportedConditions(node.status?.conditions ?? [], formatTime(clock.now())),
+    };
+    await nodes.updateStatus({ ...node, status });
+    this.#lastReport = clock.now();
     await this.#lease.renew();
   }
 
-  /** Runs the kubelet and the heartbeat until `signal` aborts. */
+  /**
+   * syncNodeStatus: every 10 s, the status is written when 5 minutes have
+   * passed since the last report, with new heartbeat times.
+   */
+  async #reportStatus(force = false): Promise<void> {
+    const { client, clock, name } = this.#opts;
+    const now = clock.now();
+    if (!force && now - this.#lastReport < nodeStatusReportFrequency) return;
+    this.#lastReport = now;
+    const nodes = client<Node>('', 'nodes');
+    const node = await nodes.get(name);
+    const conditions = reportedConditions(node.status?.conditions ?? [], formatTime(now));
+    await nodes.patchStatus(name, { type: 'strategic', body: { status: { conditions } } });
+  }
+
+  /** Runs the kubelet, the status reports and the heartbeat until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     this.#lease.start(signal);
+    const ticker = this.#opts.clock.newTicker(nodeStatusUpdateFrequency, () => {
+      if (!this.#stopped) void this.#reportStatus().catch(() => {});
+    });
+    signal.addEventListener('abort', () => ticker.stop(), { once: true });
     await this.#kubelet.run(signal);
+  }
+
+  /** Whether the fault lab has stopped the kubelet. */
+  get kubeletStopped(): boolean {
+    return this.#stopped;
+  }
+
+  /**
+   * Stops the kubelet, as `systemctl stop kubelet` on the node would: no
+   * more status reports, Lease renewals or pod syncs. What follows (the
+   * node NotReady, its taints, evictions) is the node lifecycle
+   * controller's doing.
+   */
+  stopKubelet(): void {
+    this.#stopped = true;
+    this.#lease.pause();
+    this.#kubelet.pause();
+  }
+
+  /**
+   * Starts the kubelet again: it reports the node's status (Ready, new
+   * heartbeats) and renews its Lease at once, then syncs every pod.
+   * Resolves once the status and the Lease are written.
+   */
+  async startKubelet(): Promise<void> {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#lease.resume();
+    this.#kubelet.resume();
+    await this.#reportStatus(true);
+    await this.#lease.renew();
   }
 }

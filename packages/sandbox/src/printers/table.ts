@@ -13,7 +13,13 @@ import { podPrinter } from './pods.js';
 import { servicePrinter } from './services.js';
 import type { Printer } from './printer.js';
 import type { IncludeObject, PartialObjectMetadata, Table, TableRow } from './types.js';
-import { deploymentPrinter, replicaSetPrinter } from './workloads.js';
+import {
+  controllerRevisionPrinter,
+  daemonSetPrinter,
+  deploymentPrinter,
+  replicaSetPrinter,
+  statefulSetPrinter,
+} from './workloads.js';
 
 // Keyed by `group/resource`, `''` being the core group.
 const printers: ReadonlyMap<string, Printer> = new Map([
@@ -26,6 +32,9 @@ const printers: ReadonlyMap<string, Printer> = new Map([
   ['/services', servicePrinter],
   ['apps/deployments', deploymentPrinter],
   ['apps/replicasets', replicaSetPrinter],
+  ['apps/daemonsets', daemonSetPrinter],
+  ['apps/statefulsets', statefulSetPrinter],
+  ['apps/controllerrevisions', controllerRevisionPrinter],
   ['batch/jobs', jobPrinter],
   ['batch/cronjobs', cronJobPrinter],
   ['coordination.k8s.io/leases', leasePrinter],

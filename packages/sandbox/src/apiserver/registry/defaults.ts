@@ -1,7 +1,8 @@
 import { type Obj, isObj, obj } from '../unstructured.js';
 // Defaulting, as the API server applies it before validation: the generated
 // defaulters of pkg/apis/apps/v1/defaults.go (SetDefaults_Deployment,
-// SetDefaults_ReplicaSet), pkg/apis/batch/v1/defaults.go (SetDefaults_Job,
+// SetDefaults_ReplicaSet, SetDefaults_DaemonSet, SetDefaults_StatefulSet),
+// pkg/apis/batch/v1/defaults.go (SetDefaults_Job,
 // SetDefaults_CronJob, SetDefaults_PodFailurePolicyOnPodConditionsPattern)
 // and pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec,
 // SetDefaults_Container, SetDefaults_Probe, SetDefaults_ContainerPort). Objects
@@ -110,6 +111,19 @@ export function defaultReplicaSet(obj: Obj): void {
 /** Fills the defaults of a Pod, including those admission adds on a real cluster. */
 export function defaultPod(obj: Obj): void {
   const spec = child(obj, 'spec');
+  // SetDefaults_Pod (not templates): a resource with a limit and no request
+  // requests its limit.
+  for (const list of ['containers', 'initContainers']) {
+    const containers = spec[list];
+    if (!Array.isArray(containers)) continue;
+    for (const c of containers) {
+      if (!isObj(c) || !isObj(c.resources) || !isObj(c.resources.limits)) continue;
+      const requests = child(c.resources, 'requests');
+      for (const [k, v] of Object.entries(c.resources.limits)) {
+        if (!Object.hasOwn(requests, k)) requests[k] = v;
+      }
+    }
+  }
   defaultPodSpec(spec);
   setDefault(spec, 'enableServiceLinks', true);
   setDefault(spec, 'priority', 0);
@@ -192,6 +206,74 @@ function defaultPodFailurePolicyConditions(spec: Obj): void {
       if (isObj(pattern) && (pattern.status === undefined || pattern.status === '')) {
         pattern.status = 'True';
       }
+    }
+  }
+}
+
+/**
+ * Fills the defaults of a core/v1 PersistentVolumeClaim spec: the
+ * Filesystem volume mode. SetDefaults_PersistentVolumeClaimSpec.
+ */
+export function defaultPersistentVolumeClaimSpec(spec: Obj): void {
+  setDefault(spec, 'volumeMode', 'Filesystem');
+}
+
+/**
+ * Fills the defaults of an apps/v1 DaemonSet: a RollingUpdate strategy with
+ * maxUnavailable 1 and maxSurge 0, 10 revisions kept; and those of its pod
+ * template. SetDefaults_DaemonSet.
+ */
+export function defaultDaemonSet(obj: Obj): void {
+  const spec = child(obj, 'spec');
+  const strategy = child(spec, 'updateStrategy');
+  if (strategy.type === undefined || strategy.type === '') strategy.type = 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const ru = child(strategy, 'rollingUpdate');
+    setDefault(ru, 'maxUnavailable', 1);
+    setDefault(ru, 'maxSurge', 0);
+  }
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  defaultPodTemplate(spec);
+}
+
+/**
+ * Fills the defaults of an apps/v1 StatefulSet: OrderedReady pods, a
+ * RollingUpdate strategy at partition 0, claims retained when the set is
+ * deleted or scaled, 1 replica, 10 revisions kept; those of its pod
+ * template and of each volume claim template (a Pending claim of
+ * Filesystem volume mode, its apiVersion and kind written out as the API
+ * returns embedded objects). SetDefaults_StatefulSet and
+ * SetDefaults_PersistentVolumeClaim.
+ */
+export function defaultStatefulSet(obj: Obj): void {
+  const spec = child(obj, 'spec');
+  if (spec.podManagementPolicy === undefined || spec.podManagementPolicy === '') {
+    spec.podManagementPolicy = 'OrderedReady';
+  }
+  const strategy = child(spec, 'updateStrategy');
+  if (strategy.type === undefined || strategy.type === '') {
+    strategy.type = 'RollingUpdate';
+    setDefault(strategy, 'rollingUpdate', {});
+  }
+  if (strategy.type === 'RollingUpdate' && isObj(strategy.rollingUpdate)) {
+    setDefault(strategy.rollingUpdate, 'partition', 0);
+  }
+  const retention = child(spec, 'persistentVolumeClaimRetentionPolicy');
+  if (!retention.whenDeleted) retention.whenDeleted = 'Retain';
+  if (!retention.whenScaled) retention.whenScaled = 'Retain';
+  setDefault(spec, 'replicas', 1);
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  defaultPodTemplate(spec);
+  if (Array.isArray(spec.volumeClaimTemplates)) {
+    for (const claim of spec.volumeClaimTemplates) {
+      if (!isObj(claim)) continue;
+      setDefault(claim, 'apiVersion', 'v1');
+      setDefault(claim, 'kind', 'PersistentVolumeClaim');
+      const meta = child(claim, 'metadata');
+      if (!('creationTimestamp' in meta)) meta.creationTimestamp = null;
+      defaultPersistentVolumeClaimSpec(child(claim, 'spec'));
+      const status = child(claim, 'status');
+      setDefault(status, 'phase', 'Pending');
     }
   }
 }

@@ -5,11 +5,23 @@
 // (ReturnDeletedObject, graceful deletion for pods).
 import {
   defaultCronJob,
+  defaultDaemonSet,
   defaultDeployment,
   defaultJob,
   defaultPod,
   defaultReplicaSet,
+  defaultStatefulSet,
 } from './defaults.js';
+import {
+  validateControllerRevision,
+  validateControllerRevisionUpdate,
+  validateDaemonSet,
+  validateDaemonSetStatusUpdate,
+  validateStatefulSet,
+  validateStatefulSetStatusUpdate,
+  validateStatefulSetUpdate,
+} from './apps/validation.js';
+import { sameJSON } from './semantic-equality.js';
 import {
   jobSelectableFields,
   prepareCronJobForCreate,
@@ -64,7 +76,7 @@ export interface Strategy {
   /** Defaults and status reset on create. */
   prepareForCreate(o: Obj): void;
   /** Defaults on update (the same defaulting runs on every write). */
-  prepareForUpdate(o: Obj): void;
+  prepareForUpdate(o: Obj, old: Obj): void;
   /**
    * Validation of the whole object, after defaulting; on an update `old` is
    * the stored object (some rules depend on what was there).
@@ -230,6 +242,72 @@ const replicasets: Strategy = {
   selectableFields: (o) => ({ 'status.replicas': plain(obj(o.status).replicas ?? 0) }),
 };
 
+// The apps/v1 form of the internal spec.templateGeneration
+// (pkg/apis/apps/v1/conversion.go), which pod-template-generation labels follow.
+const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+function setTemplateGeneration(o: Obj, generation: number): void {
+  const meta = obj(o.metadata);
+  meta.annotations = {
+    ...obj(meta.annotations),
+    [templateGenerationAnnotation]: String(generation),
+  };
+  o.metadata = meta;
+}
+
+// pkg/registry/apps/daemonset/strategy.go: templateGeneration starts at 1
+// and moves on with every change of the pod template.
+const daemonsets: Strategy = {
+  ...base,
+  hasGeneration: true,
+  statusSubresource: true,
+  prepareForCreate(o) {
+    defaultDaemonSet(o);
+    setTemplateGeneration(o, 1);
+    o.status = {
+      currentNumberScheduled: 0,
+      numberMisscheduled: 0,
+      desiredNumberScheduled: 0,
+      numberReady: 0,
+    };
+  },
+  prepareForUpdate(o, old) {
+    defaultDaemonSet(o);
+    const before = Number(obj(obj(old.metadata).annotations)[templateGenerationAnnotation] ?? 1);
+    const changed = !sameJSON(obj(o.spec).template ?? null, obj(old.spec).template ?? null);
+    setTemplateGeneration(o, changed ? before + 1 : before);
+  },
+  validate: validateDaemonSet,
+  validateUpdate: validateSelectorImmutable,
+  validateStatusUpdate: validateDaemonSetStatusUpdate,
+};
+
+// pkg/registry/apps/statefulset/strategy.go; names are DNS labels, since
+// each pod is named `<set>-<ordinal>` and keeps the set's name as hostname.
+const statefulsets: Strategy = {
+  ...base,
+  nameIsLabel: true,
+  hasGeneration: true,
+  statusSubresource: true,
+  prepareForCreate(o) {
+    defaultStatefulSet(o);
+    o.status = { replicas: 0, availableReplicas: 0 };
+  },
+  prepareForUpdate: (o) => defaultStatefulSet(o),
+  validate: validateStatefulSet,
+  validateUpdate: (next, old) => [
+    ...validateSelectorImmutable(next, old),
+    ...validateStatefulSetUpdate(next, old),
+  ],
+  validateStatusUpdate: validateStatefulSetStatusUpdate,
+};
+
+const controllerrevisions: Strategy = {
+  ...base,
+  validate: validateControllerRevision,
+  validateUpdate: validateControllerRevisionUpdate,
+};
+
 const leases: Strategy = {
   ...base,
   allowCreateOnUpdate: true,
@@ -346,6 +424,9 @@ const strategies: Record<string, Strategy> = {
   services,
   'deployments.apps': deployments,
   'replicasets.apps': replicasets,
+  'daemonsets.apps': daemonsets,
+  'statefulsets.apps': statefulsets,
+  'controllerrevisions.apps': controllerrevisions,
   'jobs.batch': jobs,
   'cronjobs.batch': cronjobs,
   'leases.coordination.k8s.io': leases,

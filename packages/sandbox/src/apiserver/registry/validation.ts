@@ -139,7 +139,8 @@ export function validatePodSpec(spec: unknown, field: string): FieldError[] {
   return errs;
 }
 
-function validateSelectorAndTemplate(errs: FieldError[], spec: Obj, kind: string): void {
+/** The selector is set, not empty, and matches the pod template's labels. */
+export function validateSelectorAndTemplate(errs: FieldError[], spec: Obj, kind: string): void {
   const selector = spec.selector;
   const templateLabels = obj(obj(spec.template).metadata).labels;
   if (selector === undefined || selector === null) {

@@ -97,6 +97,24 @@ export function storageKey(namespace: string, name: string): string {
 
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+// ObjectMeta's lists and maps are `omitempty` in Go: an empty one is not
+// stored, so a reader never sees `finalizers: []` where kube-apiserver
+// would show nothing.
+const omitEmptyMeta = ['finalizers', 'ownerReferences', 'labels', 'annotations', 'managedFields'];
+
+function withoutEmptyLists(meta: Record<string, unknown>): Record<string, unknown> {
+  for (const k of omitEmptyMeta) {
+    const v = meta[k];
+    if (
+      (Array.isArray(v) && v.length === 0) ||
+      (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)
+    ) {
+      delete meta[k];
+    }
+  }
+  return meta;
+}
+
 /**
  * Objects with a global revision and a change history, in memory in front
  * of a backend that keeps every change. Objects are stored frozen;
@@ -238,7 +256,7 @@ export class Storage {
     // One serialisation serves the size check, the copy and the backend.
     const value = JSON.stringify({
       ...object,
-      metadata: { ...object.metadata, resourceVersion: String(rv) },
+      metadata: withoutEmptyLists({ ...object.metadata, resourceVersion: String(rv) }),
     });
     // etcd refuses a value over its request limit before anything changes.
     if (type !== 'DELETED') checkStoredJson(value);

@@ -53,7 +53,7 @@ export function beforeUpdate(
   checkNoNewFinalizers(info, name, meta, oldMeta);
   next.metadata = meta;
   if (strategy.statusSubresource) keepOtherHalf(strategy, next, old, subresource);
-  strategy.prepareForUpdate(next);
+  strategy.prepareForUpdate(next, old);
 }
 
 // objectmeta.go, ValidateObjectMetaUpdate: no new finalizers once deletion has started.
