@@ -31,6 +31,8 @@ const ALLOWED = {
   deployment: words('controller workqueue informer apimachinery'),
   job: words('controller workqueue informer apimachinery'),
   cronjob: words('controller workqueue informer apimachinery'),
+  daemonset: words('controller workqueue informer apimachinery'),
+  statefulset: words('controller workqueue informer apimachinery'),
   client: words('apimachinery'), // + peer @kubernetes/client-node
   sandbox: words('object-store informer workqueue apimachinery'),
 };
@@ -42,13 +44,15 @@ ALLOWED.manager = Object.keys(ALLOWED); // all of the above
 // controller's tests run the ReplicaSet controller beside it, and the CronJob
 // controller's the Job controller, as a cluster does.
 const TEST_ONLY = {
-  sandbox: words('leader-election controller replicaset deployment job cronjob client'),
+  sandbox: words(
+    'leader-election controller replicaset deployment job cronjob daemonset statefulset client',
+  ),
   replicaset: words('deployment'),
   job: words('cronjob'),
 };
 // The course's packages talk to interfaces, never to @kubernetes/client-node.
 const CORE = words(
-  'apimachinery workqueue informer object-store leader-election controller replicaset deployment job cronjob',
+  'apimachinery workqueue informer object-store leader-election controller replicaset deployment job cronjob daemonset statefulset',
 );
 
 // The files every package has, and its package.json template.

@@ -28,6 +28,7 @@ const KINDS = {
   'v1/Event': 'core/v1.Event',
   'v1/Node': 'core/v1.Node',
   'v1/Service': 'core/v1.Service',
+  'v1/Endpoints': 'core/v1.Endpoints',
   'v1/PersistentVolumeClaim': 'core/v1.PersistentVolumeClaim',
   'v1/PersistentVolume': 'core/v1.PersistentVolume',
   'v1/Binding': 'core/v1.Binding',
@@ -41,6 +42,7 @@ const KINDS = {
   'autoscaling/v1/Scale': 'autoscaling/v1.Scale',
   'coordination.k8s.io/v1/Lease': 'coordination/v1.Lease',
   'storage.k8s.io/v1/StorageClass': 'storage/v1.StorageClass',
+  'discovery.k8s.io/v1/EndpointSlice': 'discovery/v1.EndpointSlice',
   'events.k8s.io/v1/Event': 'events/v1.Event',
 };
 

@@ -44,6 +44,7 @@ const KINDS = {
   'v1/Service': 'k8s.io.api.core.v1.Service',
   'v1/PersistentVolumeClaim': 'k8s.io.api.core.v1.PersistentVolumeClaim',
   'v1/PersistentVolume': 'k8s.io.api.core.v1.PersistentVolume',
+  'v1/Endpoints': 'k8s.io.api.core.v1.Endpoints',
   'apps/v1/Deployment': 'k8s.io.api.apps.v1.Deployment',
   'apps/v1/ReplicaSet': 'k8s.io.api.apps.v1.ReplicaSet',
   'apps/v1/DaemonSet': 'k8s.io.api.apps.v1.DaemonSet',
@@ -52,6 +53,7 @@ const KINDS = {
   'batch/v1/Job': 'k8s.io.api.batch.v1.Job',
   'batch/v1/CronJob': 'k8s.io.api.batch.v1.CronJob',
   'storage.k8s.io/v1/StorageClass': 'k8s.io.api.storage.v1.StorageClass',
+  'discovery.k8s.io/v1/EndpointSlice': 'k8s.io.api.discovery.v1.EndpointSlice',
 };
 const ENVELOPE = 'k8s.io.apimachinery.pkg.runtime.Unknown';
 
@@ -63,6 +65,7 @@ await pb.load(
     'k8s.io/api/apps/v1/generated.proto',
     'k8s.io/api/batch/v1/generated.proto',
     'k8s.io/api/storage/v1/generated.proto',
+    'k8s.io/api/discovery/v1/generated.proto',
   ],
   { keepCase: true, alternateCommentMode: true },
 );

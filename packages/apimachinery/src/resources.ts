@@ -33,6 +33,8 @@ export type BuiltinResourceName =
   | 'nodes'
   | 'namespaces'
   | 'events'
+  | 'services'
+  | 'endpoints'
   | 'persistentVolumeClaims'
   | 'persistentVolumes'
   | 'replicaSets'
@@ -44,6 +46,7 @@ export type BuiltinResourceName =
   | 'cronJobs'
   | 'leases'
   | 'storageClasses'
+  | 'endpointSlices'
   | 'eventsV1';
 
 function info(
@@ -75,6 +78,8 @@ export const builtinResources: Readonly<Record<BuiltinResourceName, ResourceInfo
   nodes: info('', 'nodes', 'Node', false, 'node'),
   namespaces: info('', 'namespaces', 'Namespace', false, 'namespace'),
   events: info('', 'events', 'Event', true, 'event'),
+  services: info('', 'services', 'Service', true, 'service'),
+  endpoints: info('', 'endpoints', 'Endpoints', true, 'endpoints'),
   persistentVolumeClaims: info(
     '',
     'persistentvolumeclaims',
@@ -98,5 +103,12 @@ export const builtinResources: Readonly<Record<BuiltinResourceName, ResourceInfo
   cronJobs: info('batch', 'cronjobs', 'CronJob', true, 'cronjob'),
   leases: info('coordination.k8s.io', 'leases', 'Lease', true, 'lease'),
   storageClasses: info('storage.k8s.io', 'storageclasses', 'StorageClass', false, 'storageclass'),
+  endpointSlices: info(
+    'discovery.k8s.io',
+    'endpointslices',
+    'EndpointSlice',
+    true,
+    'endpointslice',
+  ),
   eventsV1: info('events.k8s.io', 'events', 'Event', true, 'event'),
 });

@@ -14,6 +14,7 @@ import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import type {
   ConfigMap,
+  Endpoints,
   Event as CoreEvent,
   Namespace,
   Node,
@@ -21,7 +22,9 @@ import type {
   PersistentVolumeClaim,
   Pod,
   Secret,
+  Service,
 } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
 import {
   builtinResources,
@@ -106,6 +109,12 @@ export interface Client {
   readonly statefulSets: ResourceClient<StatefulSet>;
   /** apps/v1 controllerrevisions (the history of DaemonSets and StatefulSets). */
   readonly controllerRevisions: ResourceClient<ControllerRevision>;
+  /** core/v1 services. */
+  readonly services: ResourceClient<Service>;
+  /** core/v1 endpoints (what `kubectl describe svc` shows). */
+  readonly endpoints: ResourceClient<Endpoints>;
+  /** discovery.k8s.io/v1 endpointslices. */
+  readonly endpointSlices: ResourceClient<EndpointSlice>;
   /** core/v1 persistentvolumeclaims. */
   readonly persistentVolumeClaims: ResourceClient<PersistentVolumeClaim>;
   /** core/v1 persistentvolumes (cluster-scoped). */
@@ -185,6 +194,9 @@ export function createClient(source?: KubeConfigSource, opts: CreateClientOption
     daemonSets: builtin<DaemonSet>('daemonSets'),
     statefulSets: builtin<StatefulSet>('statefulSets'),
     controllerRevisions: builtin<ControllerRevision>('controllerRevisions'),
+    services: builtin<Service>('services'),
+    endpoints: builtin<Endpoints>('endpoints'),
+    endpointSlices: builtin<EndpointSlice>('endpointSlices'),
     persistentVolumeClaims: builtin<PersistentVolumeClaim>('persistentVolumeClaims'),
     persistentVolumes: builtin<PersistentVolume>('persistentVolumes'),
     storageClasses: builtin<StorageClass>('storageClasses'),

@@ -12,6 +12,7 @@ import type {
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import type {
   ConfigMap,
+  Endpoints,
   Event,
   Namespace,
   Node,
@@ -19,7 +20,9 @@ import type {
   PersistentVolumeClaim,
   Pod,
   Secret,
+  Service,
 } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import {
   builtinResources,
@@ -77,6 +80,8 @@ export const informerResources: Readonly<Record<BuiltinInformerResource, Informe
   nodes: builtinResources.nodes,
   namespaces: builtinResources.namespaces,
   events: builtinResources.events,
+  services: builtinResources.services,
+  endpoints: builtinResources.endpoints,
   persistentVolumeClaims: builtinResources.persistentVolumeClaims,
   persistentVolumes: builtinResources.persistentVolumes,
   replicaSets: builtinResources.replicaSets,
@@ -88,6 +93,7 @@ export const informerResources: Readonly<Record<BuiltinInformerResource, Informe
   cronJobs: builtinResources.cronJobs,
   leases: builtinResources.leases,
   storageClasses: builtinResources.storageClasses,
+  endpointSlices: builtinResources.endpointSlices,
 };
 
 /**
@@ -359,6 +365,14 @@ export class SharedInformerFactory {
   events(options?: ByResourceOptions): ResourceInformer<Event> {
     return this.forResource<Event>(informerResources.events, options);
   }
+  /** core/v1 services. */
+  services(options?: ByResourceOptions): ResourceInformer<Service> {
+    return this.forResource<Service>(informerResources.services, options);
+  }
+  /** core/v1 endpoints. */
+  endpoints(options?: ByResourceOptions): ResourceInformer<Endpoints> {
+    return this.forResource<Endpoints>(informerResources.endpoints, options);
+  }
   /** core/v1 persistentvolumeclaims. */
   persistentVolumeClaims(options?: ByResourceOptions): ResourceInformer<PersistentVolumeClaim> {
     return this.forResource<PersistentVolumeClaim>(
@@ -405,6 +419,10 @@ export class SharedInformerFactory {
   /** storage.k8s.io/v1 storageclasses. */
   storageClasses(options?: ByResourceOptions): ResourceInformer<StorageClass> {
     return this.forResource<StorageClass>(informerResources.storageClasses, options);
+  }
+  /** discovery.k8s.io/v1 endpointslices. */
+  endpointSlices(options?: ByResourceOptions): ResourceInformer<EndpointSlice> {
+    return this.forResource<EndpointSlice>(informerResources.endpointSlices, options);
   }
 
   /**

@@ -1,13 +1,22 @@
 // The init functions of the apps/v1 controllers
-// (cmd/kube-controller-manager/app/apps.go: startReplicaSetController,
+// (cmd/kube-controller-manager/app/apps.go: startDaemonSetController,
+// startStatefulSetController, startReplicaSetController,
 // startDeploymentController): each builds its controller on the shared
 // informers and its own client, and runs it with the configured workers.
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Deployment,
+  ReplicaSet,
+  StatefulSet,
+} from 'kubernetes-types/apps/v1.js';
+import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { GroupVersionResource } from '@kcm-ts/apimachinery';
+import { DaemonSetsController } from '@kcm-ts/daemonset';
 import { DeploymentController } from '@kcm-ts/deployment';
 import { informerResources } from '@kcm-ts/informer';
 import { ReplicaSetController, burstReplicas } from '@kcm-ts/replicaset';
+import { StatefulSetController } from '@kcm-ts/statefulset';
 import type { ControllerContext, InitFunc } from './controller-context.js';
 import { serverPreferredResources } from './discovery.js';
 
@@ -27,6 +36,87 @@ export async function serverHasResource(
     (list) => list.groupVersion === gv && list.resources.some((r) => r.name === gvr.resource),
   );
 }
+
+/**
+ * Starts the DaemonSet controller with `--concurrent-daemonset-syncs`
+ * workers, on the shared DaemonSet, ControllerRevision, pod and node
+ * informers. Go's `startDaemonSetController`.
+ *
+ * @category Controllers
+ */
+export const startDaemonSetController: InitFunc = async (ctx, name, signal) => {
+  if (!(await serverHasResource(ctx, informerResources.daemonSets))) return undefined;
+  // Upstream's client, and its RBAC role, are called daemon-set-controller.
+  const source = ctx.clientBuilder.client('daemon-set-controller');
+  const controller = new DaemonSetsController({
+    daemonSets: ctx.informerFactory.daemonSets(),
+    controllerRevisions: ctx.informerFactory.controllerRevisions(),
+    pods: ctx.informerFactory.pods(),
+    nodes: ctx.informerFactory.nodes(),
+    client: {
+      daemonSets: source.resource<DaemonSet>(informerResources.daemonSets, {
+        namespaced: true,
+        kind: 'DaemonSet',
+      }),
+      controllerRevisions: source.resource<ControllerRevision>(
+        informerResources.controllerRevisions,
+        { namespaced: true, kind: 'ControllerRevision' },
+      ),
+      pods: source.resource<Pod>(informerResources.pods, { namespaced: true, kind: 'Pod' }),
+    },
+    recorder: ctx.eventRecorder(name),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return {
+    running: controller.run(
+      ctx.componentConfig.daemonSetController.concurrentDaemonSetSyncs,
+      signal,
+    ),
+  };
+};
+
+/**
+ * Starts the StatefulSet controller with `--concurrent-statefulset-syncs`
+ * workers, on the shared pod, StatefulSet, PersistentVolumeClaim and
+ * ControllerRevision informers. Go's `startStatefulSetController`.
+ *
+ * @category Controllers
+ */
+export const startStatefulSetController: InitFunc = async (ctx, name, signal) => {
+  if (!(await serverHasResource(ctx, informerResources.statefulSets))) return undefined;
+  const source = ctx.clientBuilder.client(name);
+  const controller = new StatefulSetController({
+    pods: ctx.informerFactory.pods(),
+    statefulSets: ctx.informerFactory.statefulSets(),
+    persistentVolumeClaims: ctx.informerFactory.persistentVolumeClaims(),
+    controllerRevisions: ctx.informerFactory.controllerRevisions(),
+    client: {
+      statefulSets: source.resource<StatefulSet>(informerResources.statefulSets, {
+        namespaced: true,
+        kind: 'StatefulSet',
+      }),
+      pods: source.resource<Pod>(informerResources.pods, { namespaced: true, kind: 'Pod' }),
+      persistentVolumeClaims: source.resource<PersistentVolumeClaim>(
+        informerResources.persistentVolumeClaims,
+        { namespaced: true, kind: 'PersistentVolumeClaim' },
+      ),
+      controllerRevisions: source.resource<ControllerRevision>(
+        informerResources.controllerRevisions,
+        { namespaced: true, kind: 'ControllerRevision' },
+      ),
+    },
+    recorder: ctx.eventRecorder(name),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return {
+    running: controller.run(
+      ctx.componentConfig.statefulSetController.concurrentStatefulSetSyncs,
+      signal,
+    ),
+  };
+};
 
 //#region start-replicaset-controller
 /**

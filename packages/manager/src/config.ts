@@ -60,6 +60,16 @@ export interface ControllerManagerConfiguration {
     /** Workers of the Deployment controller. */
     concurrentDeploymentSyncs: number;
   };
+  /** `--concurrent-daemonset-syncs` (2). */
+  daemonSetController: {
+    /** Workers of the DaemonSet controller. */
+    concurrentDaemonSetSyncs: number;
+  };
+  /** `--concurrent-statefulset-syncs` (5). */
+  statefulSetController: {
+    /** Workers of the StatefulSet controller. */
+    concurrentStatefulSetSyncs: number;
+  };
   /** `--concurrent-job-syncs` (5). */
   jobController: {
     /** Workers of the Job controller. */
@@ -79,6 +89,31 @@ export interface ControllerManagerConfiguration {
   podGCController: {
     /** Terminated pods kept before the oldest are deleted; 0 or less keeps them all. */
     terminatedPodGCThreshold: number;
+  };
+  /** Settings kube-controller-manager shares with the cloud controller manager: Go's `KubeCloudSharedConfiguration`. */
+  kubeCloudShared: {
+    /** `--node-monitor-period`: how often the node lifecycle controller checks node health (5 s). */
+    nodeMonitorPeriod: number;
+  };
+  /**
+   * The node lifecycle controller: `--node-eviction-rate` (0.1),
+   * `--secondary-node-eviction-rate` (0.01), `--node-startup-grace-period`
+   * (1 min), `--node-monitor-grace-period` (50 s),
+   * `--large-cluster-size-threshold` (50), `--unhealthy-zone-threshold` (0.55).
+   */
+  nodeLifecycleController: {
+    /** Nodes tainted for eviction per second, per zone, while the zone is healthy. */
+    nodeEvictionRate: number;
+    /** The rate in a partly disrupted zone of a large cluster. */
+    secondaryNodeEvictionRate: number;
+    /** How long a node that never reported Ready may stay silent, in milliseconds. */
+    nodeStartupGracePeriod: number;
+    /** How long a node may stay silent before it is marked Unknown, in milliseconds. */
+    nodeMonitorGracePeriod: number;
+    /** A zone of more nodes than this is large: partial disruption slows evictions instead of stopping them. */
+    largeClusterSizeThreshold: number;
+    /** The share of not-ready nodes (at least 3) that makes a zone partly disrupted. */
+    unhealthyZoneThreshold: number;
   };
   /** The garbage collector: `--enable-garbage-collector` (true), `--concurrent-gc-syncs` (20). */
   garbageCollectorController: {
@@ -141,10 +176,21 @@ export function defaultConfiguration(): ControllerManagerConfiguration {
     },
     replicaSetController: { concurrentRSSyncs: 5 },
     deploymentController: { concurrentDeploymentSyncs: 5 },
+    daemonSetController: { concurrentDaemonSetSyncs: 2 },
+    statefulSetController: { concurrentStatefulSetSyncs: 5 },
     jobController: { concurrentJobSyncs: 5 },
     cronJobController: { concurrentCronJobSyncs: 5 },
     ttlAfterFinishedController: { concurrentTTLSyncs: 5 },
     podGCController: { terminatedPodGCThreshold: 12_500 },
+    kubeCloudShared: { nodeMonitorPeriod: 5_000 },
+    nodeLifecycleController: {
+      nodeEvictionRate: 0.1,
+      secondaryNodeEvictionRate: 0.01,
+      nodeStartupGracePeriod: 60_000,
+      nodeMonitorGracePeriod: 50_000,
+      largeClusterSizeThreshold: 50,
+      unhealthyZoneThreshold: 0.55,
+    },
     garbageCollectorController: {
       enableGarbageCollector: true,
       concurrentGCSyncs: 20,
@@ -196,6 +242,7 @@ const trim = (n: number): string => String(Number(n.toFixed(9)));
 export function configz(config: ControllerManagerConfiguration): Record<string, unknown> {
   const g = config.generic;
   const le = g.leaderElection;
+  const nl = config.nodeLifecycleController;
   return {
     'kubecontrollermanager.config.k8s.io': {
       Generic: {
@@ -219,6 +266,12 @@ export function configz(config: ControllerManagerConfiguration): Record<string, 
       DeploymentController: {
         ConcurrentDeploymentSyncs: config.deploymentController.concurrentDeploymentSyncs,
       },
+      DaemonSetController: {
+        ConcurrentDaemonSetSyncs: config.daemonSetController.concurrentDaemonSetSyncs,
+      },
+      StatefulSetController: {
+        ConcurrentStatefulSetSyncs: config.statefulSetController.concurrentStatefulSetSyncs,
+      },
       JobController: { ConcurrentJobSyncs: config.jobController.concurrentJobSyncs },
       CronJobController: {
         ConcurrentCronJobSyncs: config.cronJobController.concurrentCronJobSyncs,
@@ -228,6 +281,17 @@ export function configz(config: ControllerManagerConfiguration): Record<string, 
       },
       PodGCController: {
         TerminatedPodGCThreshold: config.podGCController.terminatedPodGCThreshold,
+      },
+      KubeCloudShared: {
+        NodeMonitorPeriod: formatDuration(config.kubeCloudShared.nodeMonitorPeriod),
+      },
+      NodeLifecycleController: {
+        NodeEvictionRate: nl.nodeEvictionRate,
+        SecondaryNodeEvictionRate: nl.secondaryNodeEvictionRate,
+        NodeStartupGracePeriod: formatDuration(nl.nodeStartupGracePeriod),
+        NodeMonitorGracePeriod: formatDuration(nl.nodeMonitorGracePeriod),
+        LargeClusterSizeThreshold: nl.largeClusterSizeThreshold,
+        UnhealthyZoneThreshold: nl.unhealthyZoneThreshold,
       },
       GarbageCollectorController: {
         EnableGarbageCollector: config.garbageCollectorController.enableGarbageCollector,

@@ -106,12 +106,24 @@ export const names = {
   replicaSetController: 'replicaset-controller',
   /** `pod-garbage-collector-controller`. */
   podGarbageCollectorController: 'pod-garbage-collector-controller',
+  /** `daemonset-controller`. */
+  daemonSetController: 'daemonset-controller',
+  /** `statefulset-controller`. */
+  statefulSetController: 'statefulset-controller',
+  /** `persistentvolumeclaim-protection-controller`. */
+  pvcProtectionController: 'persistentvolumeclaim-protection-controller',
+  /** `persistentvolume-protection-controller`. */
+  pvProtectionController: 'persistentvolume-protection-controller',
   /** `job-controller`. */
   jobController: 'job-controller',
   /** `cronjob-controller`. */
   cronJobController: 'cronjob-controller',
   /** `ttl-after-finished-controller`. */
   ttlAfterFinishedController: 'ttl-after-finished-controller',
+  /** `node-lifecycle-controller`. */
+  nodeLifecycleController: 'node-lifecycle-controller',
+  /** `taint-eviction-controller`. */
+  taintEvictionController: 'taint-eviction-controller',
 } as const;
 
 /**

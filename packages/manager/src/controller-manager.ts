@@ -24,7 +24,12 @@ import {
   setProvider as setLeaderMetricsProvider,
 } from '@kcm-ts/leader-election';
 import { setProvider as setWorkqueueMetricsProvider } from '@kcm-ts/workqueue';
-import { startDeploymentController, startReplicaSetController } from './apps.js';
+import {
+  startDaemonSetController,
+  startDeploymentController,
+  startReplicaSetController,
+  startStatefulSetController,
+} from './apps.js';
 import { startCronJobController, startJobController } from './batch.js';
 import { newClientBuilder, type RestClientSource } from './client-builder.js';
 import { configz, type ControllerManagerConfiguration } from './config.js';
@@ -43,7 +48,11 @@ import {
 import {
   startGarbageCollectorController,
   startNamespaceController,
+  startNodeLifecycleController,
+  startPersistentVolumeClaimProtectionController,
+  startPersistentVolumeProtectionController,
   startPodGCController,
+  startTaintEvictionController,
   startTTLAfterFinishedController,
 } from './core.js';
 import { newManagerMetrics, type ManagerMetrics } from './metrics/prometheus.js';
@@ -67,10 +76,16 @@ export const implementedControllers: Readonly<Record<string, InitFunc>> = Object
   [names.deploymentController]: startDeploymentController,
   [names.garbageCollectorController]: startGarbageCollectorController,
   [names.namespaceController]: startNamespaceController,
+  [names.daemonSetController]: startDaemonSetController,
+  [names.statefulSetController]: startStatefulSetController,
   [names.jobController]: startJobController,
   [names.cronJobController]: startCronJobController,
   [names.podGarbageCollectorController]: startPodGCController,
   [names.ttlAfterFinishedController]: startTTLAfterFinishedController,
+  [names.nodeLifecycleController]: startNodeLifecycleController,
+  [names.taintEvictionController]: startTaintEvictionController,
+  [names.pvcProtectionController]: startPersistentVolumeClaimProtectionController,
+  [names.pvProtectionController]: startPersistentVolumeProtectionController,
 });
 
 /**

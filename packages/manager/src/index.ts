@@ -87,7 +87,13 @@ export {
 export type { ControllerDescriptor } from './controller-descriptors.js';
 
 // Controllers
-export { serverHasResource, startDeploymentController, startReplicaSetController } from './apps.js';
+export {
+  serverHasResource,
+  startDaemonSetController,
+  startDeploymentController,
+  startReplicaSetController,
+  startStatefulSetController,
+} from './apps.js';
 export { startCronJobController, startJobController } from './batch.js';
 export {
   prometheusCronJobMetricsProvider,
@@ -96,7 +102,11 @@ export {
 export {
   startGarbageCollectorController,
   startNamespaceController,
+  startNodeLifecycleController,
+  startPersistentVolumeClaimProtectionController,
+  startPersistentVolumeProtectionController,
   startPodGCController,
+  startTaintEvictionController,
   startTTLAfterFinishedController,
 } from './core.js';
 
@@ -216,6 +226,72 @@ export {
 export type { PodGCControllerOptions } from './podgc/gc-controller.js';
 export { newPodGCMetrics, podGCMetrics } from './podgc/metrics.js';
 export type { PodGCMetricDefinitions, PodGCMetrics, PodGCReason } from './podgc/metrics.js';
+
+// Node lifecycle
+export {
+  NodeLifecycleController,
+  defaultLargeClusterSizeThreshold,
+  defaultNodeEvictionRate,
+  defaultNodeMonitorGracePeriod,
+  defaultNodeMonitorPeriod,
+  defaultNodeStartupGracePeriod,
+  defaultSecondaryNodeEvictionRate,
+  defaultUnhealthyZoneThreshold,
+  notReadyTaintTemplate,
+  unreachableTaintTemplate,
+} from './nodelifecycle/node-lifecycle-controller.js';
+export type {
+  NodeLifecycleControllerOptions,
+  ZoneState,
+} from './nodelifecycle/node-lifecycle-controller.js';
+export {
+  RateLimitedTimedQueue,
+  evictionRateLimiterBurst,
+  neverRateLimiter,
+  newTokenBucketRateLimiter,
+  nodeEvictionPeriod,
+  nodeHealthUpdateRetry,
+} from './nodelifecycle/rate-limited-queue.js';
+export type { ActionFunc, TimedValue, TryRateLimiter } from './nodelifecycle/rate-limited-queue.js';
+export { newNodeLifecycleMetrics, nodeLifecycleMetrics } from './nodelifecycle/metrics.js';
+export type {
+  NodeLifecycleMetricDefinitions,
+  NodeLifecycleMetrics,
+} from './nodelifecycle/metrics.js';
+
+// Volume protection
+export {
+  PVCProtectionController,
+  podPVCIndex,
+  podPVCIndexFunc,
+  podUsesPVC,
+} from './volume/pvc-protection-controller.js';
+export type { PVCProtectionControllerOptions } from './volume/pvc-protection-controller.js';
+export { PVProtectionController } from './volume/pv-protection-controller.js';
+export type { PVProtectionControllerOptions } from './volume/pv-protection-controller.js';
+export { pvProtectionFinalizer, pvcProtectionFinalizer } from './volume/protection-util.js';
+
+// Taint eviction
+export {
+  TaintEvictionController,
+  getMinTolerationTime,
+  getNoExecuteTaints,
+} from './nodelifecycle/tainteviction/taint-eviction.js';
+export type { TaintEvictionControllerOptions } from './nodelifecycle/tainteviction/taint-eviction.js';
+export { TimedWorkerQueue, keyFromWorkArgs } from './nodelifecycle/tainteviction/timed-workers.js';
+export type {
+  TimedWorker,
+  WorkArgs,
+  WorkFunc,
+} from './nodelifecycle/tainteviction/timed-workers.js';
+export {
+  newTaintEvictionMetrics,
+  taintEvictionMetrics,
+} from './nodelifecycle/tainteviction/metrics.js';
+export type {
+  TaintEvictionMetricDefinitions,
+  TaintEvictionMetrics,
+} from './nodelifecycle/tainteviction/metrics.js';
 
 // Kubernetes object types (type-only namespaces: corev1, appsv1, metav1, ...)
 export type * from './api.js';

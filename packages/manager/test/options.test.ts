@@ -60,6 +60,42 @@ describe('flags', () => {
     expect(body.PodGCController).toEqual({ TerminatedPodGCThreshold: 0 });
   });
 
+  it('takes the node lifecycle controller’s flags, with upstream’s defaults', () => {
+    const d = parse().config;
+    expect(d.kubeCloudShared.nodeMonitorPeriod).toBe(5_000);
+    expect(d.nodeLifecycleController).toEqual({
+      nodeEvictionRate: 0.1,
+      secondaryNodeEvictionRate: 0.01,
+      nodeStartupGracePeriod: 60_000,
+      nodeMonitorGracePeriod: 50_000,
+      largeClusterSizeThreshold: 50,
+      unhealthyZoneThreshold: 0.55,
+    });
+    const o = parse(
+      '--node-monitor-period=2s',
+      '--node-monitor-grace-period=40s',
+      '--node-startup-grace-period=2m',
+      '--node-eviction-rate=0.5',
+      '--secondary-node-eviction-rate=0',
+      '--large-cluster-size-threshold=10',
+      '--unhealthy-zone-threshold=0.4',
+    );
+    expect(o.config.kubeCloudShared.nodeMonitorPeriod).toBe(2_000);
+    const body = configz(o.config)['kubecontrollermanager.config.k8s.io'] as Record<
+      string,
+      unknown
+    >;
+    expect(body.KubeCloudShared).toEqual({ NodeMonitorPeriod: '2s' });
+    expect(body.NodeLifecycleController).toEqual({
+      NodeEvictionRate: 0.5,
+      SecondaryNodeEvictionRate: 0,
+      NodeStartupGracePeriod: '2m0s',
+      NodeMonitorGracePeriod: '40s',
+      LargeClusterSizeThreshold: 10,
+      UnhealthyZoneThreshold: 0.4,
+    });
+  });
+
   it('keeps kube-controller-manager’s defaults when no flag is given', () => {
     const o = parse();
     expect(o.config).toEqual(defaultConfiguration());

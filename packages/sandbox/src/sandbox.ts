@@ -3,8 +3,10 @@
 // and in-process clients for tests that want no sockets at all.
 import { createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { isAlreadyExists } from '@kcm-ts/apimachinery';
 import type { Clock, KubeObject, Logger, ResourceClient } from '@kcm-ts/apimachinery';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { TokenAuthenticator, controllerManagerUser } from './apiserver/authn.js';
 import type { StaticToken } from './apiserver/authn.js';
 import { ContainerLogs } from './node/container-logs.js';
@@ -20,6 +22,8 @@ import { Registry } from './apiserver/registry/store.js';
 import { FaultLab } from './lab/faults.js';
 import { EventRecorder } from './node/events.js';
 import { SimulatedScheduler } from './node/scheduler/scheduler.js';
+import { standardStorageClass } from './node/storage/local-path-provisioner.js';
+import { SimulatedVolumeBinder } from './node/storage/volume-binder.js';
 import { apiHandler } from './apiserver/server.js';
 import type { PartialObjectMetadata } from './apiserver/response.js';
 import { Reviewer } from './apiserver/registry/reviews.js';
@@ -393,6 +397,15 @@ function sandboxHandle(parts: {
   };
 }
 
+/** Creates the `standard` StorageClass unless it is there (a restart keeps it, or its user's change). */
+async function ensureStandardStorageClass(classes: ResourceClient<StorageClass>): Promise<void> {
+  try {
+    await classes.create(standardStorageClass());
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}
+
 /** Starts the simulated nodes and the scheduler, if any nodes were asked for. */
 async function startNodes(
   registry: Registry,
@@ -438,16 +451,26 @@ async function startNodes(
   for (const node of nodes) await node.register();
   const names = nodes.map((n) => n.name);
   faults.attachKubelets(new Map(nodes.map((n) => [n.name, n])));
+  // kind's default StorageClass and its provisioner come with the nodes.
+  await ensureStandardStorageClass(client<StorageClass>('storage.k8s.io', 'storageclasses'));
+  const volumes = new SimulatedVolumeBinder({
+    client,
+    clock,
+    events,
+    logger: opts.logger?.withName('volume-binder'),
+  });
   const scheduler = new SimulatedScheduler({
     pods: client<Pod>('', 'pods'),
     nodes: client<Node>('', 'nodes'),
     binder: inProcessPodBinder(registry),
     events,
     clock,
+    volumes: volumes.binding,
     logger: opts.logger?.withName('scheduler'),
   });
   const running = Promise.all([
     ...nodes.map((n) => n.run(abort.signal)),
+    volumes.run(abort.signal),
     scheduler.run(abort.signal),
   ]);
   return {

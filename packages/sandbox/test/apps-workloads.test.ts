@@ -7,6 +7,7 @@ import { isInvalid } from '@kcm-ts/apimachinery';
 import type { KubeObject } from '@kcm-ts/apimachinery';
 import type { ControllerRevision, DaemonSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import { describe, expect, it } from 'vitest';
+import { inProcessClient } from '../src/client/in-process-client.js';
 import { toTable } from '../src/printers/index.js';
 import { newRegistry } from './helpers.js';
 
@@ -233,6 +234,30 @@ describe('StatefulSets', () => {
       'status.availableReplicas: Invalid value: 2: cannot be greater than status.replicas',
       'status.collisionCount: Invalid value: 0: cannot be decremented',
     ]);
+  });
+});
+
+describe('the scale subresource through the in-process client', () => {
+  it('takes a Scale and answers with one, as the HTTP server does', async () => {
+    const { registry, sts } = setup();
+    registry.create(sts, 'default', statefulSet('web', { replicas: 1 }));
+    const client = inProcessClient<KubeObject>(registry, sts).inNamespace('default');
+    const scale = {
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 4 },
+    } as KubeObject;
+    const answer = (await client.update(scale, { subresource: 'scale' })) as KubeObject & {
+      spec?: { replicas?: number };
+    };
+    expect(answer.kind).toBe('Scale');
+    expect(answer.spec?.replicas).toBe(4);
+    expect((registry.get(sts, 'default', 'web') as StatefulSet).spec?.replicas).toBe(4);
+    const ds = inProcessClient<KubeObject>(registry, registry.resource('apps', 'daemonsets'));
+    await expect(ds.inNamespace('default').update(scale, { subresource: 'scale' })).rejects.toThrow(
+      'daemonsets/scale.apps "web" not found',
+    );
   });
 });
 

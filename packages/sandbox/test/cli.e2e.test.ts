@@ -186,7 +186,17 @@ describe('kcm-ts-sandbox', () => {
     npm.kill('SIGTERM');
     await exited(npm);
     // Nothing started for this directory is left, and the port is free.
-    await until(() => !processesMentioning(dir), 'every process of the npm start has exited');
+    // A bound generous enough for a loaded machine: exiting is what is tested, not how fast.
+    await until(
+      () => !processesMentioning(dir),
+      'every process of the npm start has exited',
+      60_000,
+    ).catch((err: Error) => {
+      // Which ones were left, and their parents, to tell why.
+      const ps = spawnSync('ps', ['-eo', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' });
+      const left = ps.stdout.split('\n').filter((line) => line.includes(dir));
+      throw new Error(`${err.message}; left:\n${left.join('\n')}`);
+    });
     expect(await reachable(port)).toBe(false);
   });
 

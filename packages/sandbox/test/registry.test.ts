@@ -88,6 +88,57 @@ describe('create', () => {
     });
   });
 
+  it('gives a new pod five minutes on a node that is not ready or unreachable, unless it says otherwise (DefaultTolerationSeconds)', () => {
+    const { registry } = newRegistry();
+    const pods = registry.resource('', 'pods');
+    const container = [{ name: 'c', image: 'nginx:1.27' }];
+    const tolerationsOf = (o: unknown) =>
+      (o as { spec: { tolerations?: unknown[] } }).spec.tolerations;
+    const plain = registry.create(pods, 'default', {
+      metadata: { name: 'plain' },
+      spec: { containers: container },
+    });
+    expect(tolerationsOf(plain)).toEqual([
+      {
+        key: 'node.kubernetes.io/not-ready',
+        operator: 'Exists',
+        effect: 'NoExecute',
+        tolerationSeconds: 300,
+      },
+      {
+        key: 'node.kubernetes.io/unreachable',
+        operator: 'Exists',
+        effect: 'NoExecute',
+        tolerationSeconds: 300,
+      },
+    ]);
+    const own = {
+      key: 'node.kubernetes.io/unreachable',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 5,
+    };
+    const mine = registry.create(pods, 'default', {
+      metadata: { name: 'mine' },
+      spec: { containers: container, tolerations: [own] },
+    });
+    expect(tolerationsOf(mine)).toEqual([
+      own,
+      {
+        key: 'node.kubernetes.io/not-ready',
+        operator: 'Exists',
+        effect: 'NoExecute',
+        tolerationSeconds: 300,
+      },
+    ]);
+    // An empty key with operator Exists tolerates every taint: nothing to add.
+    const everything = registry.create(pods, 'default', {
+      metadata: { name: 'everything' },
+      spec: { containers: container, tolerations: [{ operator: 'Exists' }] },
+    });
+    expect(tolerationsOf(everything)).toEqual([{ operator: 'Exists' }]);
+  });
+
   it('generates names from generateName with five characters from the no-vowel alphabet', () => {
     const { registry } = newRegistry();
     const cm = registry.create(registry.resource('', 'configmaps'), 'default', {

@@ -112,7 +112,7 @@ export function drawFrame(list: Decision[] = decisions()): string {
 
   // Column 2: what StartControllers does with each descriptor.
   const ctlX = 340;
-  const ctlW = 300;
+  const ctlW = 380;
   const ctlH = 44;
   const start = stepY(3) + stepH / 2;
   text(ctlX, top - 14, `The registry: ${list.length} controllers`, ' font-weight="bold"');
@@ -136,7 +136,7 @@ export function drawFrame(list: Decision[] = decisions()): string {
   y += 16 + notes.length * 17;
 
   // Column 3: the loop of desired against actual state.
-  const loopX = 700;
+  const loopX = ctlX + ctlW + 60;
   const loopW = 290;
   const loopH = 58;
   const loopY = (i: number) => top + i * (loopH + 26);

@@ -40,24 +40,32 @@ it('runs the phases of Run in order: serve, lead, wait for the API server, start
   const waits = lines.filter((l) => l.includes("APIServer isn't healthy yet")).map(seconds);
   expect(waits).toEqual([0, 1]);
 
-  // The eight implemented controllers, in registration order (the order of
+  // The fourteen implemented controllers, in registration order (the order of
   // kube-controller-manager's NewControllerDescriptors), each after a
   // jittered pause of 500 ms × (1 + 0.5).
   expect(started).toEqual([
     'pod-garbage-collector-controller',
     'namespace-controller',
     'garbage-collector-controller',
+    'daemonset-controller',
     'job-controller',
     'deployment-controller',
     'replicaset-controller',
+    'statefulset-controller',
     'cronjob-controller',
+    'node-lifecycle-controller',
+    'persistentvolumeclaim-protection-controller',
+    'persistentvolume-protection-controller',
     'ttl-after-finished-controller',
+    'taint-eviction-controller',
   ]);
   expect([...started].sort()).toEqual(Object.keys(implementedControllers).sort());
   const starts = lines
     .filter((l) => l.includes('] "Starting controller" controller='))
     .map(seconds);
-  expect(starts).toEqual([2.75, 3.5, 4.25, 5, 5.75, 6.5, 7.25, 8]);
+  expect(starts).toEqual([
+    2.75, 3.5, 4.25, 5, 5.75, 6.5, 7.25, 8, 8.75, 9.5, 10.25, 11, 11.75, 12.5,
+  ]);
 
   // Every other known controller is accounted for: off by default, cloud, or
   // not implemented here; the service-account token controller is special.

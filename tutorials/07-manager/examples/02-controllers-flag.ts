@@ -29,7 +29,9 @@ export const lists = [
 /**
  * The controllers shown as columns: the four of chapters 5 to 7, and one that
  * is off by default. The `started` column lists every controller `run()`
- * started, the batch ones of chapter 9 and the pod garbage collector too.
+ * started: the batch ones of chapter 9, the DaemonSet and StatefulSet ones of
+ * chapter 10, and the pod garbage collector, node lifecycle, taint eviction
+ * and volume protection controllers too.
  */
 export const columns = [
   'namespace-controller',

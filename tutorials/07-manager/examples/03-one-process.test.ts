@@ -10,16 +10,22 @@ it('runs every controller on one informer factory, each with its own client, rat
   const controller = (name: string) => map.controllers.find((c) => c.name === name)!;
 
   // One factory: every informer the controllers asked for is listed once,
-  // however many controllers share it (pods feed four, Jobs three,
-  // ReplicaSets two).
+  // however many controllers share it (pods feed nine, nodes four, Jobs
+  // three, ReplicaSets two).
   expect(map.sharedInformers).toEqual([
+    'controllerrevisions.apps',
     'cronjobs.batch',
+    'daemonsets.apps',
     'deployments.apps',
     'jobs.batch',
+    'leases.coordination.k8s.io',
     'namespaces',
     'nodes',
+    'persistentvolumeclaims',
+    'persistentvolumes',
     'pods',
     'replicasets.apps',
+    'statefulsets.apps',
   ]);
   for (const informer of map.sharedInformers) {
     expect(client('shared-informers').lists.get(informer), informer).toBe(1);
@@ -38,6 +44,32 @@ it('runs every controller on one informer factory, each with its own client, rat
   expect(controller('job-controller').informers).toEqual(['jobs.batch', 'pods']);
   expect(controller('cronjob-controller').informers).toEqual(['jobs.batch', 'cronjobs.batch']);
   expect(controller('ttl-after-finished-controller').informers).toEqual(['jobs.batch']);
+  expect(controller('daemonset-controller').informers).toEqual([
+    'daemonsets.apps',
+    'controllerrevisions.apps',
+    'pods',
+    'nodes',
+  ]);
+  expect(controller('statefulset-controller').informers).toEqual([
+    'pods',
+    'statefulsets.apps',
+    'persistentvolumeclaims',
+    'controllerrevisions.apps',
+  ]);
+  expect(controller('node-lifecycle-controller').informers).toEqual([
+    'leases.coordination.k8s.io',
+    'pods',
+    'nodes',
+    'daemonsets.apps',
+  ]);
+  expect(controller('persistentvolumeclaim-protection-controller').informers).toEqual([
+    'persistentvolumeclaims',
+    'pods',
+  ]);
+  expect(controller('persistentvolume-protection-controller').informers).toEqual([
+    'persistentvolumes',
+  ]);
+  expect(controller('taint-eviction-controller').informers).toEqual(['pods', 'nodes']);
 
   // The garbage collector watches every deletable resource the server lists,
   // but events, through informers of its own that keep metadata only.
@@ -65,11 +97,17 @@ it('runs every controller on one informer factory, each with its own client, rat
     ['pod-garbage-collector-controller', ['pod-garbage-collector'], [[20, 30]]],
     ['namespace-controller', ['namespace-controller'], [[400, 3000]]],
     ['garbage-collector-controller', ['generic-garbage-collector'], [[40, 30]]],
+    ['daemonset-controller', ['daemon-set-controller'], [[20, 30]]],
     ['job-controller', ['job-controller'], [[20, 30]]],
     ['deployment-controller', ['deployment-controller'], [[20, 30]]],
     ['replicaset-controller', ['replicaset-controller'], [[20, 30]]],
+    ['statefulset-controller', ['statefulset-controller'], [[20, 30]]],
     ['cronjob-controller', ['cronjob-controller'], [[20, 30]]],
+    ['node-lifecycle-controller', ['node-controller'], [[20, 30]]],
+    ['persistentvolumeclaim-protection-controller', ['pvc-protection-controller'], [[20, 30]]],
+    ['persistentvolume-protection-controller', ['pv-protection-controller'], [[20, 30]]],
     ['ttl-after-finished-controller', ['ttl-after-finished-controller'], [[20, 30]]],
+    ['taint-eviction-controller', ['taint-eviction-controller'], [[20, 30]]],
   ]);
   expect(client('replicaset-controller').requests.get('pods')).toEqual(new Set(['create']));
   expect(client('deployment-controller').requests.get('replicasets.apps')).toEqual(
@@ -89,11 +127,17 @@ it('runs every controller on one informer factory, each with its own client, rat
       'garbage_collector_attempt_to_orphan',
       'garbage_collector_graph_changes',
     ],
+    ['daemonset'],
     ['job', 'job_orphan_pod'],
     ['deployment'],
     ['replicaset'],
+    ['statefulset'],
     ['cronjob'],
+    ['node_lifecycle_controller', 'node_lifecycle_controller_pods'],
+    ['pvcprotection'],
+    ['pvprotection'],
     ['ttl_jobs_to_delete'],
+    ['noexec_taint_node', 'noexec_taint_pod'],
   ]);
 
   await expect(`${lines.join('\n')}\n`).toMatchFileSnapshot('./__output__/03-one-process.txt');

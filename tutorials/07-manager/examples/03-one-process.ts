@@ -235,8 +235,9 @@ export async function run(log: (line: string) => void = console.log): Promise<Pr
 
 /**
  * Gives the controllers of chapters 5 to 7 something to do: a rollout, a
- * cascade, a namespace. The four of chapter 9 get no Job, CronJob or
- * orphaned pod, and stay idle.
+ * cascade, a namespace. The others get no Job, CronJob, DaemonSet,
+ * StatefulSet, claim, volume, taint or orphaned pod, and one healthy node,
+ * so they make no requests.
  */
 async function exercise(c: TestEnvironment): Promise<void> {
   const deployments = c.client<Deployment>(informerResources.deployments, 'default');

@@ -59,7 +59,7 @@ export function renderProcess(map: ProcessMap): string {
   const informerX = 190;
   const informerW = 300;
   const controllerX = 580;
-  const controllerW = 290;
+  const controllerW = 340;
   const queueX = controllerX + controllerW + 50;
   const queueW = 250;
 
@@ -116,10 +116,10 @@ export function renderProcess(map: ProcessMap): string {
       lines.push(
         ...wrap(
           `client ${name}${cl.metadataOnly ? ' (metadata)' : ''}: ${cl.qps} qps, burst ${cl.burst}`,
-          46,
+          54,
         ),
       );
-      for (const w of writes(cl.requests)) lines.push(...wrap(w, 46));
+      for (const w of writes(cl.requests)) lines.push(...wrap(w, 54));
     }
     const h = 30 + lines.length * 16;
     add(

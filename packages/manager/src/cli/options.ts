@@ -1,8 +1,9 @@
 // kube-controller-manager's flags, with its names and defaults
 // (cmd/kube-controller-manager/app/options/options.go and the option groups
 // it composes: generic, leader election, secure serving, authorization,
-// replicaset, deployment, job, cronjob, ttl-after-finished, podgc, garbage
-// collector, namespace, logs), and how they
+// replicaset, deployment, job, cronjob, ttl-after-finished, podgc, kube-cloud
+// shared (--node-monitor-period), node lifecycle, garbage collector,
+// namespace, logs), and how they
 // become the completed configuration (options.Config, ApplyTo, Validate).
 import {
   canonicalControllers,
@@ -55,6 +56,20 @@ export const controllerManagerFlags: readonly FlagSpec[] = [
     help: 'How many Deployments may be synced at once: more workers react faster and cost more CPU and requests.',
   },
   {
+    name: 'concurrent-daemonset-syncs',
+    kind: 'int',
+    defaultText: String(d.daemonSetController.concurrentDaemonSetSyncs),
+    valueName: 'int32',
+    help: 'How many DaemonSets may be synced at once: more workers react faster and cost more CPU and requests.',
+  },
+  {
+    name: 'concurrent-statefulset-syncs',
+    kind: 'int',
+    defaultText: String(d.statefulSetController.concurrentStatefulSetSyncs),
+    valueName: 'int32',
+    help: 'How many StatefulSets may be synced at once: more workers react faster and cost more CPU and requests.',
+  },
+  {
     name: 'concurrent-job-syncs',
     kind: 'int',
     defaultText: String(d.jobController.concurrentJobSyncs),
@@ -81,6 +96,55 @@ export const controllerManagerFlags: readonly FlagSpec[] = [
     defaultText: String(d.podGCController.terminatedPodGCThreshold),
     valueName: 'int32',
     help: 'How many terminated pods may exist before the pod garbage collector deletes the oldest. 0 or less keeps them all.',
+  },
+  {
+    name: 'node-monitor-period',
+    kind: 'duration',
+    defaultText: formatDuration(d.kubeCloudShared.nodeMonitorPeriod),
+    valueName: 'duration',
+    help: 'How often the node lifecycle controller looks at the heartbeats of every node (its status and its Lease); shorter than --node-monitor-grace-period.',
+  },
+  {
+    name: 'node-monitor-grace-period',
+    kind: 'duration',
+    defaultText: formatDuration(d.nodeLifecycleController.nodeMonitorGracePeriod),
+    valueName: 'duration',
+    help: "How long a running node may go without a heartbeat before it is marked Unknown (and later tainted unreachable); several times the kubelet's status and Lease intervals.",
+  },
+  {
+    name: 'node-startup-grace-period',
+    kind: 'duration',
+    defaultText: formatDuration(d.nodeLifecycleController.nodeStartupGracePeriod),
+    valueName: 'duration',
+    help: 'How long a node that has never reported Ready may go without a heartbeat before it is marked Unknown.',
+  },
+  {
+    name: 'node-eviction-rate',
+    kind: 'float',
+    defaultText: String(d.nodeLifecycleController.nodeEvictionRate),
+    valueName: 'float32',
+    help: 'How many nodes per second, in each healthy zone, may get the NoExecute taint that evicts their pods.',
+  },
+  {
+    name: 'secondary-node-eviction-rate',
+    kind: 'float',
+    defaultText: String(d.nodeLifecycleController.secondaryNodeEvictionRate),
+    valueName: 'float32',
+    help: 'The rate of --node-eviction-rate in a zone where many nodes are down, if the zone is larger than --large-cluster-size-threshold; smaller zones stop evicting then.',
+  },
+  {
+    name: 'large-cluster-size-threshold',
+    kind: 'int',
+    defaultText: String(d.nodeLifecycleController.largeClusterSizeThreshold),
+    valueName: 'int32',
+    help: 'A zone of more nodes than this keeps evicting, at --secondary-node-eviction-rate, when many of its nodes are down.',
+  },
+  {
+    name: 'unhealthy-zone-threshold',
+    kind: 'float',
+    defaultText: String(d.nodeLifecycleController.unhealthyZoneThreshold),
+    valueName: 'float32',
+    help: 'The share of not-ready nodes (at least 3 of them) that makes a zone unhealthy, slowing or stopping its evictions.',
   },
   {
     name: 'concurrent-gc-syncs',
@@ -278,6 +342,12 @@ export function completeOptions(values: ReadonlyMap<string, FlagValue>): Command
   config.deploymentController.concurrentDeploymentSyncs =
     positive('concurrent-deployment-syncs', 1) ??
     config.deploymentController.concurrentDeploymentSyncs;
+  config.daemonSetController.concurrentDaemonSetSyncs =
+    positive('concurrent-daemonset-syncs', 1) ??
+    config.daemonSetController.concurrentDaemonSetSyncs;
+  config.statefulSetController.concurrentStatefulSetSyncs =
+    positive('concurrent-statefulset-syncs', 1) ??
+    config.statefulSetController.concurrentStatefulSetSyncs;
   config.jobController.concurrentJobSyncs =
     positive('concurrent-job-syncs', 1) ?? config.jobController.concurrentJobSyncs;
   config.cronJobController.concurrentCronJobSyncs =
@@ -287,6 +357,17 @@ export function completeOptions(values: ReadonlyMap<string, FlagValue>): Command
     config.ttlAfterFinishedController.concurrentTTLSyncs;
   config.podGCController.terminatedPodGCThreshold =
     get<number>('terminated-pod-gc-threshold') ?? config.podGCController.terminatedPodGCThreshold;
+  config.kubeCloudShared.nodeMonitorPeriod =
+    get<number>('node-monitor-period') ?? config.kubeCloudShared.nodeMonitorPeriod;
+  const nl = config.nodeLifecycleController;
+  nl.nodeMonitorGracePeriod = get<number>('node-monitor-grace-period') ?? nl.nodeMonitorGracePeriod;
+  nl.nodeStartupGracePeriod = get<number>('node-startup-grace-period') ?? nl.nodeStartupGracePeriod;
+  nl.nodeEvictionRate = get<number>('node-eviction-rate') ?? nl.nodeEvictionRate;
+  nl.secondaryNodeEvictionRate =
+    get<number>('secondary-node-eviction-rate') ?? nl.secondaryNodeEvictionRate;
+  nl.largeClusterSizeThreshold =
+    get<number>('large-cluster-size-threshold') ?? nl.largeClusterSizeThreshold;
+  nl.unhealthyZoneThreshold = get<number>('unhealthy-zone-threshold') ?? nl.unhealthyZoneThreshold;
   config.garbageCollectorController.concurrentGCSyncs =
     positive('concurrent-gc-syncs', 1) ?? config.garbageCollectorController.concurrentGCSyncs;
   config.garbageCollectorController.enableGarbageCollector =

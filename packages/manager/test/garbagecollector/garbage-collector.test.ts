@@ -328,8 +328,11 @@ describe('GarbageCollector lifecycle', () => {
     h = await startGC({ discovery });
     const monitored = () => h!.gc.dependencyGraphBuilder.monitoredResources().sort();
     expect(monitored()).toEqual([
+      '/v1/endpoints',
       '/v1/namespaces',
       '/v1/nodes',
+      '/v1/persistentvolumeclaims',
+      '/v1/persistentvolumes',
       '/v1/pods',
       '/v1/secrets',
       '/v1/services',
@@ -341,6 +344,8 @@ describe('GarbageCollector lifecycle', () => {
       'batch/v1/cronjobs',
       'batch/v1/jobs',
       'coordination.k8s.io/v1/leases',
+      'discovery.k8s.io/v1/endpointslices',
+      'storage.k8s.io/v1/storageclasses',
     ]);
     const cms = h.client('', 'configmaps');
     const owner = await cms.create(configMap('owner'));

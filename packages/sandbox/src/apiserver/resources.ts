@@ -117,11 +117,14 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   info(builtin.nodes, { shortNames: ['no'], subresources: ['status'] }),
   // kube-apiserver also serves services/proxy, which a sandbox with no
   // network behind its ClusterIPs leaves out.
-  info(own('v1', 'services', 'Service', true), {
+  info(builtin.services, {
     shortNames: ['svc'],
     categories: ['all'],
     subresources: ['status'],
   }),
+  info(builtin.endpoints, { shortNames: ['ep'] }),
+  info(builtin.persistentVolumeClaims, { shortNames: ['pvc'], subresources: ['status'] }),
+  info(builtin.persistentVolumes, { shortNames: ['pv'], subresources: ['status'] }),
   info(builtin.deployments, {
     shortNames: ['deploy'],
     categories: ['all'],
@@ -141,7 +144,9 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   info(builtin.controllerRevisions),
   info(builtin.jobs, { categories: ['all'], subresources: ['status'] }),
   info(builtin.cronJobs, { shortNames: ['cj'], categories: ['all'], subresources: ['status'] }),
+  info(builtin.endpointSlices),
   info(builtin.leases),
+  info(builtin.storageClasses, { shortNames: ['sc'] }),
   info(builtin.eventsV1, { shortNames: ['ev'], storage: 'events' }),
   // Reviews are answered, never stored (storage ''): see reviews.ts.
   info(own('authentication.k8s.io/v1', 'tokenreviews', 'TokenReview', false), {

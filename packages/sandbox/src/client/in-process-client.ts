@@ -141,6 +141,9 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
     return this.call('update', name, opts.signal, () => {
       if (subresource === 'finalize' && this.info.storage === 'namespaces')
         return this.registry.finalizeNamespace(name, obj) as T;
+      // A Scale in, a Scale out: the caller's T is the Scale here.
+      if (subresource === 'scale' && this.info.subresources.includes('scale'))
+        return this.registry.updateScale(this.info, this.ns(obj), name, obj, rest) as unknown as T;
       if (subresource !== undefined && subresource !== 'status') {
         throw newNotFound(
           { group: this.info.group, resource: `${this.info.resource}/${subresource}` },

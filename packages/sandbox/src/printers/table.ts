@@ -5,12 +5,18 @@ import type { KubeObject } from '@kcm-ts/apimachinery';
 import { cronJobPrinter, jobPrinter } from './batch.js';
 import { configMapPrinter, secretPrinter } from './config.js';
 import { defaultPrinter } from './default.js';
+import { endpointSlicePrinter, endpointsPrinter } from './endpoints.js';
 import { eventPrinter } from './events.js';
 import { leasePrinter } from './leases.js';
 import { namespacePrinter } from './namespaces.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
 import { servicePrinter } from './services.js';
+import {
+  persistentVolumeClaimPrinter,
+  persistentVolumePrinter,
+  storageClassPrinter,
+} from './storage.js';
 import type { Printer } from './printer.js';
 import type { IncludeObject, PartialObjectMetadata, Table, TableRow } from './types.js';
 import {
@@ -30,6 +36,9 @@ const printers: ReadonlyMap<string, Printer> = new Map([
   ['/events', eventPrinter],
   ['/nodes', nodePrinter],
   ['/services', servicePrinter],
+  ['/endpoints', endpointsPrinter],
+  ['/persistentvolumeclaims', persistentVolumeClaimPrinter],
+  ['/persistentvolumes', persistentVolumePrinter],
   ['apps/deployments', deploymentPrinter],
   ['apps/replicasets', replicaSetPrinter],
   ['apps/daemonsets', daemonSetPrinter],
@@ -38,6 +47,8 @@ const printers: ReadonlyMap<string, Printer> = new Map([
   ['batch/jobs', jobPrinter],
   ['batch/cronjobs', cronJobPrinter],
   ['coordination.k8s.io/leases', leasePrinter],
+  ['storage.k8s.io/storageclasses', storageClassPrinter],
+  ['discovery.k8s.io/endpointslices', endpointSlicePrinter],
   ['events.k8s.io/events', eventPrinter],
 ]);
 

@@ -29,7 +29,14 @@ import type {
   UpdateOptions,
 } from '@kcm-ts/apimachinery';
 import type { Status } from 'kubernetes-types/meta/v1.js';
+import { admitDefaultTolerationSeconds } from './admission/default-toleration-seconds.js';
 import { admitToNamespace } from './admission/namespace-lifecycle.js';
+import {
+  admitDefaultStorageClass,
+  admitInUseProtection,
+  pvProtectionFinalizer,
+  pvcProtectionFinalizer,
+} from './admission/storage.js';
 import { decodeBody } from './decode.js';
 import {
   deletionFinalizersForGarbageCollection,
@@ -282,10 +289,24 @@ export class Registry {
     const strategy = strategyFor(info.storage);
     const checked = structuredClone(decodeBody(info, strategy, body));
     this.admitInNamespace(info, namespace, checked);
+    this.admitKind(info, checked);
     checkNoResourceVersion(checked);
     const o = beforeCreate(info, strategy, checked, this.clock.now());
     const allocationErrs = this.allocate(strategy, info, o, undefined);
     return this.storeNew(info, strategy, namespace, o, allocationErrs, opts);
+  }
+
+  // DefaultStorageClass and StorageObjectInUseProtection, on new claims and
+  // volumes; DefaultTolerationSeconds on new pods.
+  private admitKind(info: ResourceInfo, body: Obj): void {
+    if (info.storage === 'persistentvolumeclaims') {
+      admitDefaultStorageClass(body, () => this.storage.list('storageclasses.storage.k8s.io'));
+      admitInUseProtection(body, pvcProtectionFinalizer);
+    } else if (info.storage === 'persistentvolumes') {
+      admitInUseProtection(body, pvProtectionFinalizer);
+    } else if (info.storage === 'pods') {
+      admitDefaultTolerationSeconds(body);
+    }
   }
 
   // The request's namespace in the body, and the namespace open for new objects.

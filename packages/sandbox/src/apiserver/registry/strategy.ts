@@ -33,7 +33,29 @@ import {
   validateJobStatusUpdate,
   validateJobUpdate,
 } from './batch/validation.js';
+import {
+  defaultEndpointSlice,
+  defaultEndpoints,
+  validateEndpointSlice,
+  validateEndpointSliceUpdate,
+  validateEndpoints,
+} from './endpoints/validation.js';
 import { plain } from './field-errors.js';
+import {
+  defaultPersistentVolume,
+  defaultPersistentVolumeClaim,
+  defaultStorageClass,
+  preparePersistentVolumeClaimForCreate,
+  preparePersistentVolumeForCreate,
+} from './volumes/storage.js';
+import {
+  validatePersistentVolume,
+  validatePersistentVolumeClaim,
+  validatePersistentVolumeClaimUpdate,
+  validatePersistentVolumeUpdate,
+  validateStorageClass,
+  validateStorageClassUpdate,
+} from './volumes/validation.js';
 import { allocateService, defaultService, initialServiceStatus } from './service/storage.js';
 import { isDNS1035Label, validateService, validateServiceUpdate } from './service/validation.js';
 import type { FieldError } from './field-errors.js';
@@ -414,6 +436,57 @@ const cronjobs: Strategy = {
   validate: (o, old) => validateCronJobSpec(o, old),
 };
 
+// pkg/registry/core/persistentvolumeclaim/strategy.go; the admission
+// plugins (admission/storage.ts) have named the class and put the
+// protection finalizer on by then.
+const persistentvolumeclaims: Strategy = {
+  ...base,
+  statusSubresource: true,
+  prepareForCreate: preparePersistentVolumeClaimForCreate,
+  prepareForUpdate: (o) => defaultPersistentVolumeClaim(o),
+  validate: validatePersistentVolumeClaim,
+  validateUpdate: validatePersistentVolumeClaimUpdate,
+  validateStatusUpdate: () => [],
+};
+
+// pkg/registry/core/persistentvolume/strategy.go.
+const persistentvolumes: Strategy = {
+  ...base,
+  statusSubresource: true,
+  prepareForCreate: preparePersistentVolumeForCreate,
+  prepareForUpdate: (o) => defaultPersistentVolume(o),
+  validate: validatePersistentVolume,
+  validateUpdate: validatePersistentVolumeUpdate,
+  validateStatusUpdate: () => [],
+};
+
+// pkg/registry/storage/storageclass/strategy.go.
+const storageclasses: Strategy = {
+  ...base,
+  prepareForCreate: defaultStorageClass,
+  prepareForUpdate: (o) => defaultStorageClass(o),
+  validate: validateStorageClass,
+  validateUpdate: validateStorageClassUpdate,
+};
+
+// pkg/registry/core/endpoint/strategy.go.
+const endpoints: Strategy = {
+  ...base,
+  prepareForCreate: defaultEndpoints,
+  prepareForUpdate: (o) => defaultEndpoints(o),
+  validate: validateEndpoints,
+};
+
+// pkg/registry/discovery/endpointslice/strategy.go; a slice has a generation.
+const endpointslices: Strategy = {
+  ...base,
+  hasGeneration: true,
+  prepareForCreate: defaultEndpointSlice,
+  prepareForUpdate: (o) => defaultEndpointSlice(o),
+  validate: validateEndpointSlice,
+  validateUpdate: validateEndpointSliceUpdate,
+};
+
 const strategies: Record<string, Strategy> = {
   namespaces,
   pods,
@@ -422,6 +495,9 @@ const strategies: Record<string, Strategy> = {
   events: coreEvents,
   nodes,
   services,
+  endpoints,
+  persistentvolumeclaims,
+  persistentvolumes,
   'deployments.apps': deployments,
   'replicasets.apps': replicasets,
   'daemonsets.apps': daemonsets,
@@ -430,6 +506,8 @@ const strategies: Record<string, Strategy> = {
   'jobs.batch': jobs,
   'cronjobs.batch': cronjobs,
   'leases.coordination.k8s.io': leases,
+  'storageclasses.storage.k8s.io': storageclasses,
+  'endpointslices.discovery.k8s.io': endpointslices,
 };
 
 /** The strategy of a storage (see `ResourceInfo.storage`). */

@@ -24,7 +24,7 @@ import { SharedIndexInformer, type ResourceEventHandlerRegistration } from '@kcm
 import type { Binding, Node, Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../events.js';
 import { SchedulerCache } from './cache.js';
-import type { VolumeBinding } from './plugins/volume-binding.js';
+import { podClaimNames, type VolumeBinding } from './plugins/volume-binding.js';
 import { defaultProfile, schedulePod, type Profile } from './schedule-one.js';
 import { SchedulingQueue } from './scheduling-queue.js';
 
@@ -170,7 +170,7 @@ export class SimulatedScheduler {
       Promise.all([this.#podHandler.whenSynced(), this.#nodeHandler.whenSynced()]),
       aborted,
     ]);
-    await this.#work();
+    await this.#work(signal);
     unsubscribe?.();
     await informers;
   }
@@ -227,7 +227,7 @@ export class SimulatedScheduler {
   }
 
   /** The one worker: pods are scheduled one at a time, as scheduleOne does. */
-  async #work(): Promise<void> {
+  async #work(signal: AbortSignal): Promise<void> {
     for (;;) {
       const [key, shutdown] = await this.#queue.get();
       if (shutdown) return;
@@ -236,7 +236,7 @@ export class SimulatedScheduler {
         continue;
       }
       try {
-        await this.#scheduleOne(key);
+        await this.#scheduleOne(key, signal);
       } catch (err) {
         (this.#opts.logger ?? noopLogger).error(err, 'Error scheduling pod', { pod: key });
       } finally {
@@ -246,7 +246,7 @@ export class SimulatedScheduler {
   }
 
   /** scheduleOne: the decision at once, then the binding or the report (the one wait). */
-  #scheduleOne(key: string): Promise<void> | undefined {
+  #scheduleOne(key: string, signal: AbortSignal): Promise<void> | undefined {
     const pod = this.#pods.getIndexer().getByKey(key);
     // skipPodSchedule: gone, bound, being deleted, another scheduler's, or
     // still gated (the SchedulingGates PreEnqueue: an update lifting the
@@ -267,7 +267,7 @@ export class SimulatedScheduler {
       profile: this.#profile,
       ...(this.#opts.random ? { random: this.#opts.random } : {}),
     });
-    if ('node' in result) return this.#bind(key, pod, result.node);
+    if ('node' in result) return this.#bind(key, pod, result.node, signal);
     if ('fitError' in result) {
       this.#queue.addUnschedulable(key);
       return this.#schedulingFailed(pod, 'Unschedulable', result.fitError.message);
@@ -282,9 +282,24 @@ export class SimulatedScheduler {
   }
 
   /** The binding cycle: assume, bind through `pods/binding`, then `Scheduled`; a refusal is retried after the pod's backoff. */
-  async #bind(key: string, pod: Pod, node: string): Promise<void> {
+  async #bind(key: string, pod: Pod, node: string, signal: AbortSignal): Promise<void> {
     const meta = pod.metadata ?? {};
     const uid = this.#cache.assumePod(pod, node);
+    // PreBind, for pods with claims only: the others bind in the same turn as before.
+    const volumes =
+      podClaimNames(pod).length > 0
+        ? await this.#opts.volumes?.preBind?.(pod, node, signal)
+        : undefined;
+    if (volumes !== undefined) {
+      this.#cache.removePod(uid);
+      this.#queue.addBackoff(key);
+      await this.#schedulingFailed(
+        pod,
+        'SchedulerError',
+        `running PreBind plugin "VolumeBinding": ${volumes}`,
+      );
+      return;
+    }
     try {
       await this.#opts.binder.bind({
         apiVersion: 'v1',

@@ -10,7 +10,12 @@
 // The scheduler gets the claims through a {@link VolumeBinding}; the
 // sandbox passes none until it serves PersistentVolumeClaims, and pods are
 // then scheduled whatever their volumes.
-import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type {
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+} from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { newStatus, type FilterPlugin, type Status } from '../framework.js';
 
@@ -27,6 +32,14 @@ export const errUnboundImmediatePVC = 'pod has unbound immediate PersistentVolum
 export interface VolumeBinding {
   /** Undefined when the pod may be scheduled as far as its volumes go; else why not. */
   check(pod: Pod): Status | undefined;
+  /** The Filter: whether `node` can reach the volumes of the pod's bound claims. */
+  filter?(pod: Pod, node: Node): Status | undefined;
+  /**
+   * The PreBind: gets the pod's claims bound for `node` (provisioning those
+   * that waited for a node) and resolves once they are, with why not if they
+   * cannot be.
+   */
+  preBind?(pod: Pod, node: string, signal?: AbortSignal): Promise<string | undefined>;
   /** Calls `listener` when claims change; returns the unsubscribe function. */
   onChange?(listener: () => void): () => void;
 }
@@ -35,10 +48,12 @@ export interface VolumeBinding {
 export interface ClaimLookup {
   claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
   storageClass(name: string): StorageClass | undefined;
+  /** The PersistentVolume called `name`, for the node affinity of bound claims. */
+  volume?(name: string): PersistentVolume | undefined;
 }
 
 /** The claim names a pod's volumes use: PVC volumes, and `<pod>-<volume>` for generic ephemeral ones. */
-function claimNames(pod: Pod): { name: string; ephemeral: boolean }[] {
+export function podClaimNames(pod: Pod): { name: string; ephemeral: boolean }[] {
   return (pod.spec?.volumes ?? []).flatMap((v): { name: string; ephemeral: boolean }[] => {
     if (v.persistentVolumeClaim)
       return [{ name: v.persistentVolumeClaim.claimName, ephemeral: false }];
@@ -57,7 +72,7 @@ export function claimsVolumeBinding(lookup: ClaimLookup): VolumeBinding['check']
   return (pod) => {
     const ns = pod.metadata?.namespace ?? '';
     let unboundImmediate = false;
-    for (const { name: claimName, ephemeral } of claimNames(pod)) {
+    for (const { name: claimName, ephemeral } of podClaimNames(pod)) {
       const pvc = lookup.claim(ns, claimName);
       if (pvc === undefined) {
         return newStatus(
@@ -100,7 +115,11 @@ export function volumeBindingPlugin(binding: VolumeBinding | undefined): FilterP
     name,
     preFilter(p) {
       const status = binding?.check(p.pod);
-      return status === undefined ? {} : { status };
+      if (status !== undefined) return { status };
+      if (binding?.filter === undefined || podClaimNames(p.pod).length === 0) return {};
+      return {
+        filter: (n) => (n.node === undefined ? undefined : binding.filter?.(p.pod, n.node)),
+      };
     },
   };
 }
