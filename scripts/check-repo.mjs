@@ -33,6 +33,7 @@ const ALLOWED = {
   cronjob: words('controller workqueue informer apimachinery'),
   daemonset: words('controller workqueue informer apimachinery'),
   statefulset: words('controller workqueue informer apimachinery'),
+  endpointslice: words('controller workqueue informer apimachinery'),
   client: words('apimachinery'), // + peer @kubernetes/client-node
   sandbox: words('object-store informer workqueue apimachinery'),
 };
@@ -45,14 +46,14 @@ ALLOWED.manager = Object.keys(ALLOWED); // all of the above
 // controller's the Job controller, as a cluster does.
 const TEST_ONLY = {
   sandbox: words(
-    'leader-election controller replicaset deployment job cronjob daemonset statefulset client',
+    'leader-election controller replicaset deployment job cronjob daemonset statefulset endpointslice client',
   ),
   replicaset: words('deployment'),
   job: words('cronjob'),
 };
 // The course's packages talk to interfaces, never to @kubernetes/client-node.
 const CORE = words(
-  'apimachinery workqueue informer object-store leader-election controller replicaset deployment job cronjob daemonset statefulset',
+  'apimachinery workqueue informer object-store leader-election controller replicaset deployment job cronjob daemonset statefulset endpointslice',
 );
 
 // The files every package has, and its package.json template.

@@ -70,6 +70,18 @@ export interface ControllerManagerConfiguration {
     /** Workers of the StatefulSet controller. */
     concurrentStatefulSetSyncs: number;
   };
+  /**
+   * `--concurrent-service-endpoint-syncs` (5), `--max-endpoints-per-slice`
+   * (100) and `--endpointslice-updates-batch-period` (0).
+   */
+  endpointSliceController: {
+    /** Workers of the EndpointSlice controller. */
+    concurrentServiceEndpointSyncs: number;
+    /** Endpoints one EndpointSlice holds at most. */
+    maxEndpointsPerSlice: number;
+    /** How long pod changes are gathered before a Service is synced, in ms. */
+    endpointUpdatesBatchPeriod: number;
+  };
   /** `--concurrent-job-syncs` (5). */
   jobController: {
     /** Workers of the Job controller. */
@@ -178,6 +190,11 @@ export function defaultConfiguration(): ControllerManagerConfiguration {
     deploymentController: { concurrentDeploymentSyncs: 5 },
     daemonSetController: { concurrentDaemonSetSyncs: 2 },
     statefulSetController: { concurrentStatefulSetSyncs: 5 },
+    endpointSliceController: {
+      concurrentServiceEndpointSyncs: 5,
+      maxEndpointsPerSlice: 100,
+      endpointUpdatesBatchPeriod: 0,
+    },
     jobController: { concurrentJobSyncs: 5 },
     cronJobController: { concurrentCronJobSyncs: 5 },
     ttlAfterFinishedController: { concurrentTTLSyncs: 5 },
@@ -271,6 +288,14 @@ export function configz(config: ControllerManagerConfiguration): Record<string, 
       },
       StatefulSetController: {
         ConcurrentStatefulSetSyncs: config.statefulSetController.concurrentStatefulSetSyncs,
+      },
+      EndpointSliceController: {
+        ConcurrentServiceEndpointSyncs:
+          config.endpointSliceController.concurrentServiceEndpointSyncs,
+        MaxEndpointsPerSlice: config.endpointSliceController.maxEndpointsPerSlice,
+        EndpointUpdatesBatchPeriod: formatDuration(
+          config.endpointSliceController.endpointUpdatesBatchPeriod,
+        ),
       },
       JobController: { ConcurrentJobSyncs: config.jobController.concurrentJobSyncs },
       CronJobController: {

@@ -114,6 +114,8 @@ export const names = {
   pvcProtectionController: 'persistentvolumeclaim-protection-controller',
   /** `persistentvolume-protection-controller`. */
   pvProtectionController: 'persistentvolume-protection-controller',
+  /** `endpointslice-controller`. */
+  endpointSliceController: 'endpointslice-controller',
   /** `job-controller`. */
   jobController: 'job-controller',
   /** `cronjob-controller`. */

@@ -31,6 +31,7 @@ import {
   startStatefulSetController,
 } from './apps.js';
 import { startCronJobController, startJobController } from './batch.js';
+import { startEndpointSliceController } from './discovery-controllers.js';
 import { newClientBuilder, type RestClientSource } from './client-builder.js';
 import { configz, type ControllerManagerConfiguration } from './config.js';
 import {
@@ -78,6 +79,7 @@ export const implementedControllers: Readonly<Record<string, InitFunc>> = Object
   [names.namespaceController]: startNamespaceController,
   [names.daemonSetController]: startDaemonSetController,
   [names.statefulSetController]: startStatefulSetController,
+  [names.endpointSliceController]: startEndpointSliceController,
   [names.jobController]: startJobController,
   [names.cronJobController]: startCronJobController,
   [names.podGarbageCollectorController]: startPodGCController,

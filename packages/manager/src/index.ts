@@ -95,10 +95,12 @@ export {
   startStatefulSetController,
 } from './apps.js';
 export { startCronJobController, startJobController } from './batch.js';
+export { startEndpointSliceController } from './discovery-controllers.js';
 export {
   prometheusCronJobMetricsProvider,
   prometheusJobMetricsProvider,
 } from './metrics/job-controller.js';
+export { prometheusEndpointSliceMetricsProvider } from './metrics/endpointslice-controller.js';
 export {
   startGarbageCollectorController,
   startNamespaceController,

@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import type { DaemonSet, Deployment, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
+import type { Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@kcm-ts/apimachinery';
@@ -125,6 +127,18 @@ describe('RBAC', () => {
         );
       await make('a');
       await available('a');
+      // A Service over them: its EndpointSlice written, updated as the pods roll.
+      const services = sandbox.client<Service>('', 'services').inNamespace('rbac');
+      await services.create({
+        metadata: { name: 'a' },
+        spec: { selector: { app: 'a' }, ports: [{ port: 80 }] },
+      });
+      const slices = sandbox
+        .client<EndpointSlice>('discovery.k8s.io', 'endpointslices')
+        .inNamespace('rbac');
+      await until('the Service to have its endpoints', async () =>
+        (await slices.list()).items.some((s) => (s.endpoints ?? []).length === 2),
+      );
       await deployments.patch('a', {
         type: 'merge',
         body: { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } },
@@ -271,7 +285,12 @@ describe('RBAC', () => {
     // ...and the role grants nothing more, but for what this run may not have
     // needed: the event correlator patches an event only when it repeats, and
     // the node lifecycle and taint eviction controllers write only when a
-    // node goes quiet, is cordoned or is tainted (test/nodelifecycle covers that).
+    // node goes quiet, is cordoned or is tainted (test/nodelifecycle covers that);
+    // the StatefulSet controller updates a pod only to mend its identity or
+    // claims, and the EndpointSlice controller reads and deletes a slice only
+    // when its cache turns out stale or a Service goes; a ControllerRevision
+    // is deleted on its own only when the collector gets to it before the
+    // namespace controller's collection delete does.
     const sometimes = new Set([
       'patch events',
       'get nodes',
@@ -279,6 +298,10 @@ describe('RBAC', () => {
       'update nodes/status',
       'update pods/status',
       'patch pods/status',
+      'update pods',
+      'get endpointslices.discovery.k8s.io',
+      'delete endpointslices.discovery.k8s.io',
+      'delete controllerrevisions.apps',
     ]);
     expect([...grants].filter((g) => !used.has(g) && !sometimes.has(g))).toEqual([]);
   }, 120_000);

@@ -322,3 +322,38 @@ describe('StatefulSets on three nodes', () => {
     },
   );
 });
+
+describe('Services on three nodes', () => {
+  it('get an EndpointSlice that follows their pods', { timeout: 180_000 }, async () => {
+    await k.ok(['create', 'deployment', 'shop', '--image=nginx:1.27', '--replicas=3', '--port=80']);
+    await k.ok(['rollout', 'status', 'deploy/shop', '--timeout=90s']);
+    expect(await k.ok(['expose', 'deployment', 'shop', '--port=80'])).toBe(
+      'service/shop exposed\n',
+    );
+    const slices = () => json(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=shop']);
+    const readyAddresses = async () =>
+      ((await slices()).items as Json[])
+        .flatMap((s) => (s.endpoints ?? []) as Json[])
+        .filter((e) => e.conditions?.ready === true)
+        .flatMap((e) => e.addresses as string[])
+        .sort();
+    const podIPs = async () =>
+      ((await json(['get', 'pods', '-l', 'app=shop'])).items as Json[])
+        .filter((p) => !p.metadata.deletionTimestamp)
+        .map((p) => p.status.podIP as string)
+        .sort();
+    await eventually('three ready endpoints', async () => (await readyAddresses()).length === 3);
+    expect(await readyAddresses()).toEqual(await podIPs());
+    const [slice] = (await slices()).items as Json[];
+    expect(slice!.metadata.labels).toMatchObject({
+      'kubernetes.io/service-name': 'shop',
+      'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io',
+    });
+    expect(slice!.metadata.ownerReferences[0]).toMatchObject({ kind: 'Service', name: 'shop' });
+    expect(slice!.ports).toEqual([{ name: '', port: 80, protocol: 'TCP' }]);
+
+    await k.ok(['scale', 'deploy/shop', '--replicas=1']);
+    await eventually('one endpoint left', async () => (await readyAddresses()).length === 1);
+    expect(await readyAddresses()).toEqual(await podIPs());
+  });
+});

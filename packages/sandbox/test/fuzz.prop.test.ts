@@ -8,6 +8,7 @@
 // exactly as they were.
 import { request } from 'node:http';
 import fc from 'fast-check';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/index.js';
 import type { Sandbox } from '../src/index.js';
@@ -400,9 +401,10 @@ describe('the fuzzer', () => {
           const where = `${r.method} ${r.path} ${JSON.stringify(r.headers)} ${r.body?.toString('utf8').slice(0, 100) ?? ''} → ${answer.status} ${answer.text.slice(0, 300)}`;
           expect(answer.status, where).toBeGreaterThanOrEqual(200);
           if (answer.status >= 500) {
+            // The Status comes as JSON, or as YAML when the request asked for it.
             let message = '';
             try {
-              message = (JSON.parse(answer.text) as { message?: string }).message ?? '';
+              message = (parseYaml(answer.text) as { message?: string } | null)?.message ?? '';
             } catch {
               // not a Status
             }

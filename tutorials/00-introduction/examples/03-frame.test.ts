@@ -10,6 +10,12 @@ it('starts the controllers kcm-ts implements and passes over the rest, as StartC
   expect(started.find((d) => d.name === names.replicaSetController)?.init).toBe(
     'startReplicaSetController',
   );
+  expect(started.find((d) => d.name === names.endpointSliceController)?.init).toBe(
+    'startEndpointSliceController',
+  );
+  // Fifteen started; of the thirty-five passed over, twenty-eight are not in kcm-ts.
+  expect(started).toHaveLength(15);
+  expect(list.filter((d) => d.skipped === 'not in kcm-ts')).toHaveLength(28);
   expect(list.find((d) => d.name === 'service-lb-controller')?.skipped).toBe('cloud provider');
   expect(list.find((d) => d.name === 'bootstrap-signer-controller')?.skipped).toBe(
     'disabled by default',

@@ -40,10 +40,11 @@ it('runs the phases of Run in order: serve, lead, wait for the API server, start
   const waits = lines.filter((l) => l.includes("APIServer isn't healthy yet")).map(seconds);
   expect(waits).toEqual([0, 1]);
 
-  // The fourteen implemented controllers, in registration order (the order of
+  // The fifteen implemented controllers, in registration order (the order of
   // kube-controller-manager's NewControllerDescriptors), each after a
   // jittered pause of 500 ms × (1 + 0.5).
   expect(started).toEqual([
+    'endpointslice-controller',
     'pod-garbage-collector-controller',
     'namespace-controller',
     'garbage-collector-controller',
@@ -64,7 +65,7 @@ it('runs the phases of Run in order: serve, lead, wait for the API server, start
     .filter((l) => l.includes('] "Starting controller" controller='))
     .map(seconds);
   expect(starts).toEqual([
-    2.75, 3.5, 4.25, 5, 5.75, 6.5, 7.25, 8, 8.75, 9.5, 10.25, 11, 11.75, 12.5,
+    2.75, 3.5, 4.25, 5, 5.75, 6.5, 7.25, 8, 8.75, 9.5, 10.25, 11, 11.75, 12.5, 13.25,
   ]);
 
   // Every other known controller is accounted for: off by default, cloud, or

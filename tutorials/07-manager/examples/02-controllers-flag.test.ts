@@ -32,7 +32,7 @@ it('decides --controllers as IsControllerEnabled does, and run() starts exactly 
   ]);
 
   // run() starts an implemented controller exactly when it is enabled (all
-  // fourteen, not only the columns shown); the bootstrap signer is enabled but
+  // fifteen, not only the columns shown); the bootstrap signer is enabled but
   // not implemented, so nothing starts for it.
   const off = new Set(controllersDisabledByDefault());
   for (const o of outcomes.filter((x) => x.enabled)) {

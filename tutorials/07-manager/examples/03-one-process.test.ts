@@ -10,13 +10,14 @@ it('runs every controller on one informer factory, each with its own client, rat
   const controller = (name: string) => map.controllers.find((c) => c.name === name)!;
 
   // One factory: every informer the controllers asked for is listed once,
-  // however many controllers share it (pods feed nine, nodes four, Jobs
+  // however many controllers share it (pods feed ten, nodes five, Jobs
   // three, ReplicaSets two).
   expect(map.sharedInformers).toEqual([
     'controllerrevisions.apps',
     'cronjobs.batch',
     'daemonsets.apps',
     'deployments.apps',
+    'endpointslices.discovery.k8s.io',
     'jobs.batch',
     'leases.coordination.k8s.io',
     'namespaces',
@@ -25,6 +26,7 @@ it('runs every controller on one informer factory, each with its own client, rat
     'persistentvolumes',
     'pods',
     'replicasets.apps',
+    'services',
     'statefulsets.apps',
   ]);
   for (const informer of map.sharedInformers) {
@@ -38,6 +40,12 @@ it('runs every controller on one informer factory, each with its own client, rat
     'deployments.apps',
     'pods',
     'replicasets.apps',
+  ]);
+  expect(controller('endpointslice-controller').informers).toEqual([
+    'pods',
+    'services',
+    'nodes',
+    'endpointslices.discovery.k8s.io',
   ]);
   expect(controller('namespace-controller').informers).toEqual(['namespaces']);
   expect(controller('pod-garbage-collector-controller').informers).toEqual(['pods', 'nodes']);
@@ -94,6 +102,7 @@ it('runs every controller on one informer factory, each with its own client, rat
       u.clients.map((n) => [client(n).qps, client(n).burst]),
     ]),
   ).toEqual([
+    ['endpointslice-controller', ['endpointslice-controller'], [[20, 30]]],
     ['pod-garbage-collector-controller', ['pod-garbage-collector'], [[20, 30]]],
     ['namespace-controller', ['namespace-controller'], [[400, 3000]]],
     ['garbage-collector-controller', ['generic-garbage-collector'], [[40, 30]]],
@@ -120,6 +129,7 @@ it('runs every controller on one informer factory, each with its own client, rat
 
   // The queues each controller made, named as their metrics are labelled.
   expect(map.controllers.map((u) => u.queues)).toEqual([
+    ['endpoint_slice'],
     ['orphaned_pods_nodes'],
     ['namespace'],
     [

@@ -16,6 +16,7 @@ it('serves health to anyone, metrics and configz only to a token the API server 
   expect(readyz.status).toBe(200);
   expect(readyz.body.split('\n')).toEqual([
     '[+]leaderElection ok',
+    '[+]endpointslice-controller ok',
     '[+]pod-garbage-collector-controller ok',
     '[+]namespace-controller ok',
     '[+]garbage-collector-controller ok',
@@ -58,6 +59,8 @@ it('serves health to anyone, metrics and configz only to a token the API server 
     expect(metrics.body).toMatch(new RegExp(`workqueue_adds_total\\{name="${queue}"\\} [1-9]`));
   }
   expect(metrics.body).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
+  // The EndpointSlice controller registers its own metrics in the same registry.
+  expect(metrics.body).toContain('# TYPE endpoint_slice_controller_syncs counter');
   expect(metrics.body).toMatch(
     /rest_client_requests_total\{code="201",method="POST",host=""\} \d+/,
   );
@@ -66,11 +69,17 @@ it('serves health to anyone, metrics and configz only to a token the API server 
     'kubecontrollermanager.config.k8s.io': {
       Generic: { LeaderElection: { LeaseDuration: string } };
       GarbageCollectorController: { ConcurrentGCSyncs: number };
+      EndpointSliceController: Record<string, unknown>;
     };
   };
   const kcm = configz['kubecontrollermanager.config.k8s.io'];
   expect(kcm.Generic.LeaderElection.LeaseDuration).toBe('15s');
   expect(kcm.GarbageCollectorController.ConcurrentGCSyncs).toBe(20);
+  expect(kcm.EndpointSliceController).toEqual({
+    ConcurrentServiceEndpointSyncs: 5,
+    MaxEndpointsPerSlice: 100,
+    EndpointUpdatesBatchPeriod: '0s',
+  });
 
   // The log is one JSON object per line, with ts in seconds.
   const first = JSON.parse(logLines[0]!) as Record<string, unknown>;

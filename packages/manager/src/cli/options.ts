@@ -70,6 +70,27 @@ export const controllerManagerFlags: readonly FlagSpec[] = [
     help: 'How many StatefulSets may be synced at once: more workers react faster and cost more CPU and requests.',
   },
   {
+    name: 'concurrent-service-endpoint-syncs',
+    kind: 'int',
+    defaultText: String(d.endpointSliceController.concurrentServiceEndpointSyncs),
+    valueName: 'int32',
+    help: 'How many Services may have their EndpointSlices synced at once.',
+  },
+  {
+    name: 'max-endpoints-per-slice',
+    kind: 'int',
+    defaultText: String(d.endpointSliceController.maxEndpointsPerSlice),
+    valueName: 'int32',
+    help: 'The most endpoints one EndpointSlice holds: more endpoints make more slices.',
+  },
+  {
+    name: 'endpointslice-updates-batch-period',
+    kind: 'duration',
+    defaultText: formatDuration(d.endpointSliceController.endpointUpdatesBatchPeriod),
+    valueName: 'duration',
+    help: "How long pod changes are gathered before a Service's EndpointSlices are written: fewer writes, later endpoints.",
+  },
+  {
     name: 'concurrent-job-syncs',
     kind: 'int',
     defaultText: String(d.jobController.concurrentJobSyncs),
@@ -348,6 +369,16 @@ export function completeOptions(values: ReadonlyMap<string, FlagValue>): Command
   config.statefulSetController.concurrentStatefulSetSyncs =
     positive('concurrent-statefulset-syncs', 1) ??
     config.statefulSetController.concurrentStatefulSetSyncs;
+  const es = config.endpointSliceController;
+  es.concurrentServiceEndpointSyncs =
+    positive('concurrent-service-endpoint-syncs', 1) ?? es.concurrentServiceEndpointSyncs;
+  const maxPerSlice = get<number>('max-endpoints-per-slice');
+  if (maxPerSlice !== undefined && (maxPerSlice < 1 || maxPerSlice > 1000)) {
+    errors.push(`--max-endpoints-per-slice must be from 1 to 1000, got ${maxPerSlice}`);
+  }
+  es.maxEndpointsPerSlice = maxPerSlice ?? es.maxEndpointsPerSlice;
+  es.endpointUpdatesBatchPeriod =
+    get<number>('endpointslice-updates-batch-period') ?? es.endpointUpdatesBatchPeriod;
   config.jobController.concurrentJobSyncs =
     positive('concurrent-job-syncs', 1) ?? config.jobController.concurrentJobSyncs;
   config.cronJobController.concurrentCronJobSyncs =

@@ -15,7 +15,7 @@ import {
 } from '@kcm-ts/apimachinery';
 import type { KubeObject, Patch, PatchMeta } from '@kcm-ts/apimachinery';
 import fastJsonPatch from 'fast-json-patch';
-import jsonMergePatch from 'json-merge-patch';
+import { mergePatch } from './merge-patch.js';
 import { apiVersionOf } from './resources.js';
 import type { ResourceInfo } from './resources.js';
 import { type Obj, isObj } from './unstructured.js';
@@ -106,7 +106,7 @@ export function applyPatch(info: ResourceInfo | undefined, current: KubeObject, 
       if (!isObj(patch.body)) {
         throw newBadRequest('the body of a merge patch must be a JSON object');
       }
-      out = jsonMergePatch.apply(structuredClone(current), patch.body);
+      out = mergePatch(current, patch.body);
       break;
     case 'strategic':
     case 'apply': {
@@ -115,7 +115,7 @@ export function applyPatch(info: ResourceInfo | undefined, current: KubeObject, 
           `the body of a ${patch.type === 'apply' ? 'apply' : 'strategic merge'} patch must be a JSON object`,
         );
       if (!info) {
-        out = jsonMergePatch.apply(structuredClone(current), patch.body);
+        out = mergePatch(current, patch.body);
         break;
       }
       const meta = patchMetaFor(info);

@@ -40,7 +40,7 @@ import {
   validateEndpointSliceUpdate,
   validateEndpoints,
 } from './endpoints/validation.js';
-import { plain } from './field-errors.js';
+import { invalid, plain } from './field-errors.js';
 import {
   defaultPersistentVolume,
   defaultPersistentVolumeClaim,
@@ -198,6 +198,25 @@ const namespaces: Strategy = {
     o.metadata = meta;
   },
   selectableFields: (o) => ({ 'status.phase': str(obj(o.status).phase) }),
+  // ValidateNamespaceStatusUpdate: the phase follows the deletionTimestamp.
+  validateStatusUpdate(next) {
+    // An empty phase is defaulted to Active (SetDefaults_NamespaceStatus).
+    const phase = obj(next.status).phase ?? 'Active';
+    if (obj(next.metadata).deletionTimestamp === undefined) {
+      return phase === 'Active'
+        ? []
+        : [invalid('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+    }
+    return phase === 'Terminating'
+      ? []
+      : [
+          invalid(
+            'status.Phase',
+            phase,
+            "may only be 'Terminating' if `deletionTimestamp` is not empty",
+          ),
+        ];
+  },
 };
 
 const pods: Strategy = {

@@ -355,7 +355,7 @@ export function validateConfigMap(o: Obj): FieldError[] {
   let total = 0;
   for (const [key, value] of Object.entries(data)) {
     for (const msg of configMapKeyErrors(key)) errs.push(invalid(`data[${key}]`, key, msg));
-    if (key in binaryData) {
+    if (Object.hasOwn(binaryData, key)) {
       errs.push(invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
     }
     total += typeof value === 'string' ? utf8Length(value) : 0;

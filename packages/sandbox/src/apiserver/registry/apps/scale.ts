@@ -94,6 +94,18 @@ export function updateScale(
 ): KubeObject {
   const existing = store.get(info, namespace, name);
   const replicas = requestedReplicas(name, body);
+  // The Scale names its parent: the URL's object, in the URL's namespace.
+  const meta = obj(obj(body).metadata);
+  if (meta.name !== undefined && meta.name !== name) {
+    throw newBadRequest(
+      `the name of the object (${plain(meta.name)}) does not match the name on the URL (${name})`,
+    );
+  }
+  if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+    throw newBadRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+  }
   const rv = obj(obj(body).metadata).resourceVersion;
   if (typeof rv === 'string' && rv !== '' && rv !== existing.metadata?.resourceVersion) {
     throw newConflict({ group: info.group, resource: info.resource }, name, optimisticLockErrorMsg);

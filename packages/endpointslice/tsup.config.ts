@@ -1,0 +1,3 @@
+import { kcmTsup } from '../../tsup.config.base.js';
+
+export default kcmTsup();
