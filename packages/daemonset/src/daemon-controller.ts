@@ -263,11 +263,16 @@ export interface PodsOnNode {
 /**
  * The pod the DaemonSet would run on `nodeName`: its template, in its
  * namespace, bound to the node, with the daemon tolerations. Go's `NewPod`.
+ * Like Go's, it shares the template's nested objects (containers, volumes):
+ * copy them before changing them.
  *
  * @category Scheduling
  */
 export function newPod(ds: DaemonSet, nodeName: string): Pod {
-  const template = structuredClone(ds.spec?.template ?? {});
+  // Shallow, as Go's NewPod: only the copies' own fields change below (the
+  // tolerations list is replaced, never edited), and this runs for every
+  // node on every sync.
+  const template = ds.spec?.template ?? {};
   const pod: Pod = {
     metadata: { ...template.metadata, namespace: ds.metadata?.namespace ?? '' },
     spec: { ...(template.spec ?? { containers: [] }), nodeName },

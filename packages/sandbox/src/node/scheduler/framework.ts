@@ -149,6 +149,8 @@ export class NodeInfo {
   readonly requested: Resource = emptyResource();
   readonly nonZeroRequested = { milliCPU: 0, memory: 0 };
   readonly usedPorts = new HostPortInfo();
+  /** How many of its pods have required anti-affinity (Go's PodsWithRequiredAntiAffinity, as a count). */
+  podsWithRequiredAntiAffinity = 0;
   allocatable: Resource = emptyResource();
 
   constructor(node?: Node) {
@@ -195,6 +197,7 @@ export class NodeInfo {
     this.nonZeroRequested.milliCPU += sign * p.nonZeroRequests.milliCPU;
     this.nonZeroRequested.memory += sign * p.nonZeroRequests.memory;
     for (const port of p.ports) this.usedPorts.add(port, sign);
+    if (p.requiredAntiAffinityTerms.length > 0) this.podsWithRequiredAntiAffinity += sign;
   }
 }
 

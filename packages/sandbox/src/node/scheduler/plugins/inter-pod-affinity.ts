@@ -99,7 +99,11 @@ export const interPodAffinity: FilterPlugin = {
     const existingAnti = new TopologyCounts();
     const affinityCounts = new TopologyCounts();
     const antiAffinityCounts = new TopologyCounts();
+    // Without terms of its own, only the nodes holding pods with required
+    // anti-affinity matter, as upstream walks only those.
+    const ownTerms = affinity.length > 0 || antiAffinity.length > 0;
     for (const n of nodesWithObjects(nodes)) {
+      if (!ownTerms && n.podsWithRequiredAntiAffinity === 0) continue;
       for (const existing of n.pods.values()) {
         // Existing pods whose required anti-affinity selects the incoming pod.
         const existingNs = existing.pod.metadata?.namespace ?? '';
