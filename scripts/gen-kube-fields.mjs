@@ -32,6 +32,8 @@ const KINDS = {
   'v1/PersistentVolumeClaim': 'core/v1.PersistentVolumeClaim',
   'v1/PersistentVolume': 'core/v1.PersistentVolume',
   'v1/Binding': 'core/v1.Binding',
+  'v1/ServiceAccount': 'core/v1.ServiceAccount',
+  'v1/ReplicationController': 'core/v1.ReplicationController',
   'apps/v1/Deployment': 'apps/v1.Deployment',
   'apps/v1/ReplicaSet': 'apps/v1.ReplicaSet',
   'apps/v1/DaemonSet': 'apps/v1.DaemonSet',
@@ -44,6 +46,13 @@ const KINDS = {
   'storage.k8s.io/v1/StorageClass': 'storage/v1.StorageClass',
   'discovery.k8s.io/v1/EndpointSlice': 'discovery/v1.EndpointSlice',
   'events.k8s.io/v1/Event': 'events/v1.Event',
+  'policy/v1/PodDisruptionBudget': 'policy/v1.PodDisruptionBudget',
+  'policy/v1/Eviction': 'policy/v1.Eviction',
+  'rbac.authorization.k8s.io/v1/Role': 'rbac/v1.Role',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'rbac/v1.ClusterRole',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'rbac/v1.RoleBinding',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'rbac/v1.ClusterRoleBinding',
+  'authentication.k8s.io/v1/TokenRequest': 'authentication/v1.TokenRequest',
 };
 
 /** Every declaration file of kubernetes-types, by module path (`core/v1`). */

@@ -45,6 +45,8 @@ const KINDS = {
   'v1/PersistentVolumeClaim': 'k8s.io.api.core.v1.PersistentVolumeClaim',
   'v1/PersistentVolume': 'k8s.io.api.core.v1.PersistentVolume',
   'v1/Endpoints': 'k8s.io.api.core.v1.Endpoints',
+  'v1/ServiceAccount': 'k8s.io.api.core.v1.ServiceAccount',
+  'v1/ReplicationController': 'k8s.io.api.core.v1.ReplicationController',
   'apps/v1/Deployment': 'k8s.io.api.apps.v1.Deployment',
   'apps/v1/ReplicaSet': 'k8s.io.api.apps.v1.ReplicaSet',
   'apps/v1/DaemonSet': 'k8s.io.api.apps.v1.DaemonSet',
@@ -54,6 +56,20 @@ const KINDS = {
   'batch/v1/CronJob': 'k8s.io.api.batch.v1.CronJob',
   'storage.k8s.io/v1/StorageClass': 'k8s.io.api.storage.v1.StorageClass',
   'discovery.k8s.io/v1/EndpointSlice': 'k8s.io.api.discovery.v1.EndpointSlice',
+  'policy/v1/PodDisruptionBudget': 'k8s.io.api.policy.v1.PodDisruptionBudget',
+  'policy/v1/Eviction': 'k8s.io.api.policy.v1.Eviction',
+  'rbac.authorization.k8s.io/v1/Role': 'k8s.io.api.rbac.v1.Role',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'k8s.io.api.rbac.v1.ClusterRole',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'k8s.io.api.rbac.v1.RoleBinding',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'k8s.io.api.rbac.v1.ClusterRoleBinding',
+  'authentication.k8s.io/v1/TokenRequest': 'k8s.io.api.authentication.v1.TokenRequest',
+  'authentication.k8s.io/v1/TokenReview': 'k8s.io.api.authentication.v1.TokenReview',
+  'authentication.k8s.io/v1/SelfSubjectReview': 'k8s.io.api.authentication.v1.SelfSubjectReview',
+  'authorization.k8s.io/v1/SubjectAccessReview': 'k8s.io.api.authorization.v1.SubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectAccessReview':
+    'k8s.io.api.authorization.v1.SelfSubjectAccessReview',
+  'authorization.k8s.io/v1/LocalSubjectAccessReview':
+    'k8s.io.api.authorization.v1.LocalSubjectAccessReview',
 };
 const ENVELOPE = 'k8s.io.apimachinery.pkg.runtime.Unknown';
 
@@ -66,6 +82,10 @@ await pb.load(
     'k8s.io/api/batch/v1/generated.proto',
     'k8s.io/api/storage/v1/generated.proto',
     'k8s.io/api/discovery/v1/generated.proto',
+    'k8s.io/api/policy/v1/generated.proto',
+    'k8s.io/api/rbac/v1/generated.proto',
+    'k8s.io/api/authentication/v1/generated.proto',
+    'k8s.io/api/authorization/v1/generated.proto',
   ],
   { keepCase: true, alternateCommentMode: true },
 );
@@ -143,10 +163,12 @@ const inline = [];
 const omitZero = [];
 const messages = {};
 for (const [name, type] of [...reached].sort(([a], [b]) => a.localeCompare(b))) {
-  if (type.comment?.includes('+protobuf.nullable=true')) lists.push(name);
+  // A Go slice type (ExtraValue) has no struct: its one field is `items`.
+  const isList = type.comment?.includes('+protobuf.nullable=true') ?? false;
+  if (isList) lists.push(name);
   const fields = {};
-  const go = WELL_KNOWN.has(name) ? undefined : goFieldsOf(name);
-  if (!WELL_KNOWN.has(name) && !go) throw new Error(`no Go struct for ${name}`);
+  const go = WELL_KNOWN.has(name) || isList ? undefined : goFieldsOf(name);
+  if (!WELL_KNOWN.has(name) && !isList && !go) throw new Error(`no Go struct for ${name}`);
   for (const f of type.fieldsArray) {
     const tags = go?.get(f.name);
     if (go && !tags) throw new Error(`no Go field for ${name}.${f.name}`);

@@ -71,6 +71,10 @@ interface Image {
 
 interface PageReport {
   path: string;
+  /** The page's language, from <html lang>. */
+  lang: string;
+  /** Where the page's language switch leads (absolute URLs), if it has one. */
+  switchTo: string[];
   errors: string[];
   ids: string[];
   links: string[];
@@ -147,6 +151,10 @@ async function collect(): Promise<Omit<PageReport, 'path' | 'errors'>> {
     walk(document.body);
   }
   return {
+    lang: doc.lang,
+    switchTo: [...document.querySelectorAll('nav.kcm-lang a[href]')]
+      .filter((a): a is HTMLAnchorElement => a instanceof HTMLAnchorElement)
+      .map((a) => a.href),
     ids: [
       ...[...document.querySelectorAll('[id]')].map((el) => el.id),
       ...[...document.querySelectorAll('a[name]')].map((a) => a.getAttribute('name') ?? ''),
@@ -337,6 +345,112 @@ describe('the docs site in a browser', () => {
   });
 });
 
+/** The course's chapters, by number, as the tutorials folder has them (English and Chinese). */
+function chaptersOnDisk(): { number: number; dir: string; chinese: boolean }[] {
+  return readdirSync(tutorialsDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && /^\d\d-/.test(e.name))
+    .filter((e) => existsSync(join(tutorialsDir, e.name, 'README.md')))
+    .map((e) => ({
+      number: Number(e.name.slice(0, 2)),
+      dir: e.name,
+      chinese: existsSync(join(tutorialsDir, e.name, 'README.zh-CN.md')),
+    }));
+}
+
+/** The site path of chapter `n`'s page in one language. */
+const chapterPage = (n: number, chinese: boolean) =>
+  new RegExp(`^documents/Course\\.${n}\\._[^/]*?${chinese ? '\\.zh-CN' : '(?<!\\.zh-CN)'}\\.html$`);
+
+/** The site paths (no origin, no #anchor) a page links to. */
+function pathsLinkedFrom(report: PageReport): string[] {
+  return report.links
+    .map((link) => new URL(link))
+    .filter((url) => `${url.origin}/` === site.origin)
+    .map((url) => decodeURIComponent(url.pathname).slice(1));
+}
+
+describe('the two editions', () => {
+  const ZH_INDEX = 'documents/Course.zh-CN.html';
+
+  it('opens on the course: the landing page lists every chapter, and so does its Chinese edition', () => {
+    const chapters = chaptersOnDisk();
+    expect(chapters.length).toBeGreaterThanOrEqual(12);
+    const landing = reports.get('index.html');
+    const zhIndex = reports.get(ZH_INDEX);
+    expect(landing, 'index.html').toBeDefined();
+    expect(zhIndex, ZH_INDEX).toBeDefined();
+    const fromLanding = pathsLinkedFrom(landing as PageReport);
+    const fromZh = pathsLinkedFrom(zhIndex as PageReport);
+    const missing: string[] = [];
+    for (const { number, dir, chinese } of chapters) {
+      if (!fromLanding.some((p) => chapterPage(number, false).test(p)))
+        missing.push(`index.html does not link to chapter ${number} (${dir})`);
+      if (!chinese) continue;
+      if (!fromZh.some((p) => chapterPage(number, true).test(p)))
+        missing.push(`${ZH_INDEX} does not link to chapter ${number}'s Chinese page (${dir})`);
+    }
+    expect(missing).toEqual([]);
+    // The landing page switches to the Chinese course, which switches back to the English one.
+    expect(landing?.switchTo.map((href) => decodeURIComponent(new URL(href).pathname))).toEqual([
+      `/${ZH_INDEX}`,
+    ]);
+    expect(zhIndex?.lang).toBe('zh-CN');
+  });
+
+  it('gives every Chinese page lang="zh-CN" and a switch to the same page in English, and back', () => {
+    const zhPages = files.filter((f) => f.endsWith('.zh-CN.html'));
+    const chinese = chaptersOnDisk().filter((c) => c.chinese);
+    // Every chapter's Chinese page, and the Chinese course index.
+    expect(zhPages.length).toBe(chinese.length + 1);
+    const problems: string[] = [];
+    for (const path of zhPages) {
+      const report = reports.get(path);
+      if (!report) {
+        problems.push(`${path}: not opened`);
+        continue;
+      }
+      if (report.lang !== 'zh-CN') problems.push(`${path}: lang="${report.lang}"`);
+      const english = report.switchTo.map((href) =>
+        decodeURIComponent(new URL(href).pathname).slice(1),
+      );
+      const expected = path.replace(/\.zh-CN\.html$/, '.html');
+      if (english.length !== 1 || english[0] !== expected) {
+        problems.push(`${path}: switches to ${english.join(', ') || 'nothing'}, not ${expected}`);
+        continue;
+      }
+      const back = reports.get(expected);
+      if (back?.lang !== 'en') problems.push(`${expected}: lang="${back?.lang}"`);
+      const again = back?.switchTo.map((href) =>
+        decodeURIComponent(new URL(href).pathname).slice(1),
+      );
+      if (again?.length !== 1 || again[0] !== path)
+        problems.push(
+          `${expected}: switches to ${again?.join(', ') || 'nothing'}, not back to ${path}`,
+        );
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('switches language in the browser: a Chinese chapter to its English page', async () => {
+    const page = await browser.newPage();
+    try {
+      const zh = files.find((f) => chapterPage(5, true).test(f)) as string;
+      await page.goto(new URL(encodeURI(zh), site.origin).href, { waitUntil: 'load' });
+      expect(await page.$eval('html', (h) => h.lang)).toBe('zh-CN');
+      // TypeDoc's Chinese page furniture: "On This Page" is 目录.
+      expect(await page.$eval('.page-menu', (m) => m.textContent ?? '')).toMatch(/目录/);
+      await Promise.all([page.waitForNavigation(), page.click('nav.kcm-lang a')]);
+      expect(decodeURIComponent(new URL(page.url()).pathname).slice(1)).toMatch(
+        chapterPage(5, false),
+      );
+      expect(await page.$eval('html', (h) => h.lang)).toBe('en');
+      expect(await page.$eval('h1', (h) => h.textContent)).toContain('ReplicaSet');
+    } finally {
+      await page.close();
+    }
+  });
+});
+
 describe('the site search', () => {
   let page: Page;
   beforeAll(async () => {
@@ -366,6 +480,69 @@ describe('the site search', () => {
       .catch(() => undefined); // the assertion below shows what came instead
     return (await results()).map((href) => decodeURIComponent(new URL(href).pathname).slice(1));
   }
+
+  /** Types `query` and returns the results, each as its page and its label, once there are any. */
+  async function ranked(query: string): Promise<{ path: string; label: string }[]> {
+    await page.goto(new URL('index.html', site.origin).href, { waitUntil: 'load' });
+    await page.click('#tsd-search-trigger');
+    await page.waitForSelector('#tsd-search-input', { visible: true });
+    // The whole query in one input event, as an input method commits it, so
+    // that no result of a prefix is read. The index loads and inflates
+    // asynchronously, and a search before that shows nothing: ask again.
+    for (let tries = 0; tries < 30; tries++) {
+      await page.$eval(
+        '#tsd-search-input',
+        (el, q) => {
+          (el as HTMLInputElement).value = q;
+          el.dispatchEvent(new Event('input'));
+        },
+        query,
+      );
+      const shown = await page
+        .waitForSelector('#tsd-search-results a', { timeout: 500 })
+        .then(() => true)
+        .catch(() => false);
+      if (shown) break;
+    }
+    return page.$$eval('#tsd-search-results a', (as) =>
+      as.map((a) => ({
+        path: decodeURIComponent(new URL(a.href).pathname).slice(1),
+        label: (a.textContent ?? '').replace(/\s+/g, ' ').trim(),
+      })),
+    );
+  }
+
+  // A Chinese term anywhere in a sentence, not only after a space; the first
+  // result is a chapter that teaches it (rolling updates: chapter 6's
+  // Deployments or chapter 10's DaemonSets and StatefulSets).
+  it.each([
+    ['控制器', [0]],
+    ['滚动更新', [6, 10]],
+    ['水平触发', [0]],
+  ])('finds the Chinese term %s in the chapters that teach it', async (query, chapters) => {
+    const found = await ranked(query);
+    expect(found.length).toBeGreaterThan(0);
+    const first = found[0] as { path: string; label: string };
+    expect(
+      chapters.some((n) => chapterPage(n, true).test(first.path)),
+      first.path,
+    ).toBe(true);
+    expect(first.label).toMatch(/^第 \d+ 章 · /);
+  });
+
+  it.each([
+    ['expectations', 5],
+    ['slow start', 5],
+  ])(
+    'puts the chapter that teaches "%s" before the API symbols named after it',
+    async (query, n) => {
+      const found = await ranked(query);
+      const first = found[0] as { path: string; label: string };
+      expect(first?.path).toMatch(chapterPage(n, false));
+      // Labelled by the chapter's heading, not by its place in the document tree.
+      expect(first?.label).toBe(`Chapter ${n} · The ReplicaSet controller`);
+    },
+  );
 
   it('finds a chapter', async () => {
     const found = await search('Leader election', 'documents/Course.4._Leader_election.html');

@@ -57,6 +57,9 @@ export type {
 export { builtinResources } from './resources.js';
 export type { BuiltinResourceName, ResourceInfo } from './resources.js';
 
+// Semantic equality (pkg/api/equality)
+export { semanticDeepEqual } from './equality.js';
+
 // Cache keys
 export {
   DeletedFinalStateUnknown,

@@ -153,8 +153,9 @@ const kind = (fields: Record<string, FieldPatchMeta> = {}): PatchMeta => ({
   fields: { metadata: nested(objectMeta), ...fields },
 });
 
-// Keyed by `apiVersion/kind`. ConfigMap, Secret, both Events, Lease and Scale
-// have no tags beyond ObjectMeta's.
+// Keyed by `apiVersion/kind`. ConfigMap, Secret, both Events, Lease, Scale,
+// Endpoints, EndpointSlice and the RBAC kinds have no tags beyond
+// ObjectMeta's (their lists are atomic).
 const kinds: ReadonlyMap<string, PatchMeta> = new Map([
   ['v1/Pod', kind({ spec: nested(podSpec), status: nested(podStatus) })],
   ['v1/Namespace', kind({ status: nested(namespaceStatus) })],
@@ -176,6 +177,15 @@ const kinds: ReadonlyMap<string, PatchMeta> = new Map([
   ['batch/v1/Job', kind({ spec: nested(templated), status: nested(withConditions) })],
   ['batch/v1/CronJob', kind({ spec: nested(cronJobSpec) })],
   ['storage.k8s.io/v1/StorageClass', kind()],
+  ['v1/Endpoints', kind()],
+  ['discovery.k8s.io/v1/EndpointSlice', kind()],
+  ['v1/ServiceAccount', kind({ secrets: byKey('name') })],
+  ['v1/ReplicationController', kind({ spec: nested(templated), status: nested(withConditions) })],
+  ['policy/v1/PodDisruptionBudget', kind({ status: nested(withConditions) })],
+  ['rbac.authorization.k8s.io/v1/Role', kind()],
+  ['rbac.authorization.k8s.io/v1/ClusterRole', kind()],
+  ['rbac.authorization.k8s.io/v1/RoleBinding', kind()],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', kind()],
 ]);
 
 /**
@@ -186,7 +196,10 @@ const kinds: ReadonlyMap<string, PatchMeta> = new Map([
  * PersistentVolume; apps/v1 Deployment, ReplicaSet, DaemonSet, StatefulSet
  * and ControllerRevision; batch/v1 Job and CronJob; coordination.k8s.io/v1
  * Lease; events.k8s.io/v1 Event; storage.k8s.io/v1 StorageClass;
- * autoscaling/v1 Scale.
+ * autoscaling/v1 Scale; v1 Endpoints, ServiceAccount and
+ * ReplicationController; discovery.k8s.io/v1 EndpointSlice; policy/v1
+ * PodDisruptionBudget; rbac.authorization.k8s.io/v1 Role, ClusterRole,
+ * RoleBinding and ClusterRoleBinding.
  *
  * @returns the schema, or `undefined` for any other kind (kube-apiserver
  *   answers a strategic merge patch to a custom resource with 415).

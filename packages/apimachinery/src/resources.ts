@@ -47,6 +47,13 @@ export type BuiltinResourceName =
   | 'leases'
   | 'storageClasses'
   | 'endpointSlices'
+  | 'serviceAccounts'
+  | 'replicationControllers'
+  | 'podDisruptionBudgets'
+  | 'roles'
+  | 'roleBindings'
+  | 'clusterRoles'
+  | 'clusterRoleBindings'
   | 'eventsV1';
 
 function info(
@@ -109,6 +116,43 @@ export const builtinResources: Readonly<Record<BuiltinResourceName, ResourceInfo
     'EndpointSlice',
     true,
     'endpointslice',
+  ),
+  serviceAccounts: info('', 'serviceaccounts', 'ServiceAccount', true, 'serviceaccount'),
+  replicationControllers: info(
+    '',
+    'replicationcontrollers',
+    'ReplicationController',
+    true,
+    'replicationcontroller',
+  ),
+  podDisruptionBudgets: info(
+    'policy',
+    'poddisruptionbudgets',
+    'PodDisruptionBudget',
+    true,
+    'poddisruptionbudget',
+  ),
+  roles: info('rbac.authorization.k8s.io', 'roles', 'Role', true, 'role'),
+  roleBindings: info(
+    'rbac.authorization.k8s.io',
+    'rolebindings',
+    'RoleBinding',
+    true,
+    'rolebinding',
+  ),
+  clusterRoles: info(
+    'rbac.authorization.k8s.io',
+    'clusterroles',
+    'ClusterRole',
+    false,
+    'clusterrole',
+  ),
+  clusterRoleBindings: info(
+    'rbac.authorization.k8s.io',
+    'clusterrolebindings',
+    'ClusterRoleBinding',
+    false,
+    'clusterrolebinding',
   ),
   eventsV1: info('events.k8s.io', 'events', 'Event', true, 'event'),
 });

@@ -21,10 +21,19 @@ import type {
   PersistentVolume,
   PersistentVolumeClaim,
   Pod,
+  ReplicationController,
   Secret,
   Service,
+  ServiceAccount,
 } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type {
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+} from 'kubernetes-types/rbac/v1.js';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
 import {
   builtinResources,
@@ -115,6 +124,20 @@ export interface Client {
   readonly endpoints: ResourceClient<Endpoints>;
   /** discovery.k8s.io/v1 endpointslices. */
   readonly endpointSlices: ResourceClient<EndpointSlice>;
+  /** core/v1 serviceaccounts. */
+  readonly serviceAccounts: ResourceClient<ServiceAccount>;
+  /** core/v1 replicationcontrollers. */
+  readonly replicationControllers: ResourceClient<ReplicationController>;
+  /** policy/v1 poddisruptionbudgets. */
+  readonly podDisruptionBudgets: ResourceClient<PodDisruptionBudget>;
+  /** rbac.authorization.k8s.io/v1 roles. */
+  readonly roles: ResourceClient<Role>;
+  /** rbac.authorization.k8s.io/v1 rolebindings. */
+  readonly roleBindings: ResourceClient<RoleBinding>;
+  /** rbac.authorization.k8s.io/v1 clusterroles (cluster-scoped). */
+  readonly clusterRoles: ResourceClient<ClusterRole>;
+  /** rbac.authorization.k8s.io/v1 clusterrolebindings (cluster-scoped). */
+  readonly clusterRoleBindings: ResourceClient<ClusterRoleBinding>;
   /** core/v1 persistentvolumeclaims. */
   readonly persistentVolumeClaims: ResourceClient<PersistentVolumeClaim>;
   /** core/v1 persistentvolumes (cluster-scoped). */
@@ -197,6 +220,13 @@ export function createClient(source?: KubeConfigSource, opts: CreateClientOption
     services: builtin<Service>('services'),
     endpoints: builtin<Endpoints>('endpoints'),
     endpointSlices: builtin<EndpointSlice>('endpointSlices'),
+    serviceAccounts: builtin<ServiceAccount>('serviceAccounts'),
+    replicationControllers: builtin<ReplicationController>('replicationControllers'),
+    podDisruptionBudgets: builtin<PodDisruptionBudget>('podDisruptionBudgets'),
+    roles: builtin<Role>('roles'),
+    roleBindings: builtin<RoleBinding>('roleBindings'),
+    clusterRoles: builtin<ClusterRole>('clusterRoles'),
+    clusterRoleBindings: builtin<ClusterRoleBinding>('clusterRoleBindings'),
     persistentVolumeClaims: builtin<PersistentVolumeClaim>('persistentVolumeClaims'),
     persistentVolumes: builtin<PersistentVolume>('persistentVolumes'),
     storageClasses: builtin<StorageClass>('storageClasses'),

@@ -342,6 +342,54 @@ export function nodeShouldRunDaemonPod(
 }
 //#endregion node-should-run
 
+/**
+ * {@link nodeShouldRunDaemonPod} for one DaemonSet, remembered per node
+ * object: the daemon pod (the template with the daemon tolerations) is
+ * built once instead of once per node, and each node is decided once
+ * however often it is asked. One sync asks about every node up to three
+ * times (`manage`, the rolling update's counts, the status), as Go's
+ * `syncDaemonSet` does; the answer depends only on the node and the
+ * DaemonSet, which the cache replaces rather than changes, so the answers
+ * are Go's. Made for one sync and dropped after it: a node updated in
+ * between is a new object and is decided afresh.
+ *
+ * @internal
+ */
+export function nodeShouldRunDaemonPodFor(
+  ds: DaemonSet,
+): (node: Node) => [shouldRun: boolean, shouldContinueRunning: boolean] {
+  // newPod with the node's name put in per node below: only spec.nodeName
+  // differs from one node's pod to the next.
+  const shared = newPod(ds, '');
+  const sharedSpec = shared.spec!;
+  const templateNodeName = ds.spec?.template?.spec?.nodeName ?? '';
+  const answers = new Map<Node, [boolean, boolean]>();
+  return (node) => {
+    let answer = answers.get(node);
+    if (answer !== undefined) return answer;
+    const nodeName = nameOf(node);
+    if (templateNodeName !== '' && templateNodeName !== nodeName) {
+      answer = [false, false];
+    } else {
+      const pod: Pod = { metadata: shared.metadata, spec: { ...sharedSpec, nodeName } };
+      const taints = node.spec?.taints;
+      const { fitsNodeName, fitsNodeAffinity, fitsTaints } = predicates(pod, node, taints);
+      if (!fitsNodeName || !fitsNodeAffinity) answer = [false, false];
+      else if (fitsTaints) answer = [true, true];
+      else {
+        const untolerated = findMatchingUntoleratedTaint(
+          taints,
+          sharedSpec.tolerations,
+          (t) => t.effect === 'NoExecute',
+        );
+        answer = [false, untolerated === undefined];
+      }
+    }
+    answers.set(node, answer);
+    return answer;
+  };
+}
+
 const zeroTime = -62_135_596_800_000;
 const creationTime = (pod: Pod): number => {
   const t = Date.parse(pod.metadata?.creationTimestamp ?? '');
@@ -490,6 +538,12 @@ export class DaemonSetsController {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #host: DaemonSetUpdateHost;
+  /**
+   * The node decisions of the DaemonSets being synced, by the DaemonSet
+   * object each sync read: one worker syncs one key at a time, so one
+   * entry per worker at most.
+   */
+  readonly #placements = new Map<DaemonSet, (node: Node) => [boolean, boolean]>();
   #running = false;
 
   /** @param options - see {@link DaemonSetsControllerOptions} */
@@ -558,7 +612,7 @@ export class DaemonSetsController {
       crControl: this.#crControl,
       getDaemonPods: (ds, signal) => this.getDaemonPods(ds, signal),
       getNodesToDaemonPods: (ds, include, signal) => this.getNodesToDaemonPods(ds, include, signal),
-      nodeShouldRunDaemonPod: (node, ds) => nodeShouldRunDaemonPod(node, ds),
+      nodeShouldRunDaemonPod: (node, ds) => this.#nodeShouldRun(node, ds),
       syncNodes: (ds, del, create, hash, signal) => this.syncNodes(ds, del, create, hash, signal),
     };
   }
@@ -1014,7 +1068,7 @@ export class DaemonSetsController {
   ): PodsOnNode {
     const nodesNeedingDaemonPods: string[] = [];
     const podsToDelete: string[] = [];
-    const [shouldRun, shouldContinueRunning] = nodeShouldRunDaemonPod(node, ds);
+    const [shouldRun, shouldContinueRunning] = this.#nodeShouldRun(node, ds);
     const nodeName = nameOf(node);
     const daemonPods = nodeToDaemonPods.get(nodeName);
     const exists = daemonPods !== undefined;
@@ -1346,7 +1400,7 @@ export class DaemonSetsController {
     const minReadySeconds = ds.spec?.minReadySeconds ?? 0;
     const generation = templateGenerationOrUndefined(ds);
     for (const node of nodeList) {
-      const [shouldRun] = nodeShouldRunDaemonPod(node, ds);
+      const [shouldRun] = this.#nodeShouldRun(node, ds);
       const daemonPods = nodeToDaemonPods.get(nameOf(node)) ?? [];
       const scheduled = daemonPods.length > 0;
       if (shouldRun) {
@@ -1432,14 +1486,17 @@ export class DaemonSetsController {
    */
   async syncDaemonSet(key: string, signal?: AbortSignal): Promise<void> {
     const start = this.#clock.now();
+    let ds: DaemonSet | undefined;
     try {
       const { namespace, name } = splitMetaNamespaceKey(key);
-      const ds = this.#dsLister.byNamespace(namespace).tryGet(name);
+      ds = this.#dsLister.byNamespace(namespace).tryGet(name);
       if (ds === undefined) {
         this.#logger.v(3).info('Daemon set has been deleted', { daemonset: key });
         this.expectations.deleteExpectations(key);
         return;
       }
+      // Each node decided once for this sync's three walks of the nodes.
+      this.#placements.set(ds, nodeShouldRunDaemonPodFor(ds));
       const nodeList = this.#nodeLister.list();
       const sel = ds.spec?.selector;
       // Exactly `{}`: a selector with an empty matchLabels is not caught (as upstream).
@@ -1483,6 +1540,7 @@ export class DaemonSetsController {
       }
       if (err !== undefined) throw err;
     } finally {
+      if (ds !== undefined) this.#placements.delete(ds);
       this.#logger.v(4).info('Finished syncing daemon set', {
         daemonset: key,
         time: `${this.#clock.since(start)}ms`,
@@ -1490,6 +1548,16 @@ export class DaemonSetsController {
     }
   }
   //#endregion sync
+
+  /**
+   * {@link nodeShouldRunDaemonPod}, answered from the sync's decisions
+   * while `ds` is being synced, so that `manage`, the rolling update and
+   * the status decide each node once between them.
+   */
+  #nodeShouldRun(node: Node, ds: DaemonSet): [boolean, boolean] {
+    const decide = this.#placements.get(ds);
+    return decide === undefined ? nodeShouldRunDaemonPod(node, ds) : decide(node);
+  }
 
   /** Runs an informer notification, logging what it throws. */
   #handle(fn: () => void): void {

@@ -27,6 +27,7 @@ import {
   getPatch,
   nodeShouldRunDaemonPod,
 } from '../src/index.js';
+import { nodeShouldRunDaemonPodFor } from '../src/daemon-controller.js';
 import { getTargetNodeName } from '../src/daemonset-util.js';
 import {
   fixture,
@@ -298,7 +299,30 @@ describe('nodeShouldRunDaemonPod (TestNodeShouldRunDaemonPod and the taint tests
         ...(type === 'RollingUpdate' && { rollingUpdate: { maxUnavailable: 1 } }),
       };
       expect(nodeShouldRunDaemonPod(node, d)).toEqual([shouldRun, shouldContinue]);
+      // The decisions one sync shares between its walks give the same answers.
+      const decide = nodeShouldRunDaemonPodFor(d);
+      expect(decide(node)).toEqual([shouldRun, shouldContinue]);
+      expect(decide(node)).toEqual([shouldRun, shouldContinue]);
     }
+  });
+
+  it('nodeShouldRunDaemonPodFor decides each node object once, and a replaced node afresh', () => {
+    const d = newDaemonSet('foo');
+    const decide = nodeShouldRunDaemonPodFor(d);
+    const node = newNode('node-0');
+    expect(decide(node)).toEqual([true, true]);
+    // The same object is not decided again (its answer is kept) ...
+    setNodeTaint(node, noExecuteTaints);
+    expect(decide(node)).toEqual([true, true]);
+    // ... while a node the cache replaced is a new object, decided afresh.
+    expect(decide({ ...node })).toEqual([false, false]);
+    expect(nodeShouldRunDaemonPod(node, d)).toEqual([false, false]);
+    // The template's node name is checked before anything else.
+    const pinned = newDaemonSet('pinned');
+    mut(pinned.spec!.template.spec!).nodeName = 'node-1';
+    const decidePinned = nodeShouldRunDaemonPodFor(pinned);
+    expect(decidePinned(newNode('node-0'))).toEqual([false, false]);
+    expect(decidePinned(newNode('node-1'))).toEqual([true, true]);
   });
 });
 

@@ -58,6 +58,7 @@ export class EndpointSliceTracker {
     return this.generationsForSlice(endpointSlice)?.has(uidOf(endpointSlice)) ?? false;
   }
 
+  //#region should-sync
   /**
    * Whether a slice seen through the informer needs its Service synced: the
    * tracker does not know it, or it is newer than the controller's last
@@ -67,7 +68,9 @@ export class EndpointSliceTracker {
     const g = this.generationsForSlice(endpointSlice)?.get(uidOf(endpointSlice));
     return g === undefined || generationOf(endpointSlice) > g;
   }
+  //#endregion should-sync
 
+  //#region stale-slices
   /**
    * Whether the cached slices of the Service lag behind the controller's
    * writes: one is older than written, or was deleted, or a written one is
@@ -96,6 +99,7 @@ export class EndpointSliceTracker {
     }
     return false;
   }
+  //#endregion stale-slices
 
   /** Records the generation of a slice the controller wrote. Go's `Update`. */
   update(endpointSlice: EndpointSlice): void {
@@ -112,11 +116,14 @@ export class EndpointSliceTracker {
     this.servicesByUID.delete(nn);
   }
 
+  //#region expect-deletion
   /** Records that the controller deleted the slice. Go's `ExpectDeletion`. */
   expectDeletion(endpointSlice: EndpointSlice): void {
     this.#generationsForSliceOrNew(endpointSlice).set(uidOf(endpointSlice), deletionExpected);
   }
+  //#endregion expect-deletion
 
+  //#region handle-deletion
   /**
    * Forgets a deleted slice; false when the controller did not expect the
    * deletion (someone else deleted it). Go's `HandleDeletion`.
@@ -130,6 +137,7 @@ export class EndpointSliceTracker {
     }
     return true;
   }
+  //#endregion handle-deletion
 
   /** The generations of the slice's Service, if tracked. Go's `GenerationsForSliceUnsafe`. */
   generationsForSlice(endpointSlice: EndpointSlice): GenerationsBySlice | undefined {

@@ -11,7 +11,14 @@
  * (update in place, fill the fullest slices, create only when needed), so
  * that one pod's change writes one slice, and the
  * {@link EndpointSliceTracker} lets the controller ignore its own writes
- * coming back through the informer. Names follow Go's, in camelCase.
+ * coming back through the informer. Beside it are the two sibling
+ * controllers that publish a Service's endpoints: the
+ * {@link EndpointsController} (`pkg/controller/endpoint`), which keeps the
+ * legacy core/v1 Endpoints object of every Service with a selector, and the
+ * {@link EndpointSliceMirroringController}
+ * (`pkg/controller/endpointslicemirroring`), which mirrors hand-written
+ * Endpoints of Services without a selector into EndpointSlices. Names
+ * follow Go's, in camelCase.
  *
  * @packageDocumentation
  */
@@ -95,6 +102,75 @@ export {
   trafficDistributionPreferSameNode,
   trafficDistributionPreferSameZone,
 } from './trafficdist.js';
+
+// The Endpoints controller (pkg/controller/endpoint/endpoints_controller.go)
+export {
+  EndpointsController,
+  capacityAnnotationSetCorrectly,
+  concurrentEndpointSyncs,
+  defaultEndpointsUpdatesBatchPeriod,
+  endpointPortFromServicePort,
+  endpointSubsetsEqualIgnoreResourceVersion,
+  endpointsControllerComponent,
+  endpointsControllerName,
+  endpointsMaxRetries,
+  endpointsOverCapacity,
+  failedToCreateEndpointReason,
+  failedToUpdateEndpointReason,
+  leaderElectionRecordAnnotationKey,
+  maxCapacity,
+  podToEndpointAddressForService,
+  truncateEndpoints,
+  truncated,
+} from './endpoint/endpoints-controller.js';
+export type { EndpointsControllerOptions } from './endpoint/endpoints-controller.js';
+// Its tracker of replaced versions (endpoints_tracker.go)
+export { StaleEndpointsTracker } from './endpoint/endpoints-tracker.js';
+// The canonical subsets (pkg/api/v1/endpoints/util.go)
+export { lessEndpointAddress, repackSubsets, sortSubsets } from './endpoint/repack-subsets.js';
+
+// The EndpointSlice mirroring controller
+// (pkg/controller/endpointslicemirroring/endpointslicemirroring_controller.go)
+export {
+  EndpointSliceMirroringController,
+  defaultMirroringEndpointUpdatesBatchPeriod,
+  defaultMirroringMaxEndpointsPerSubset,
+  endpointSliceMirroringControllerComponent,
+  endpointSliceMirroringControllerName,
+  mirroringConcurrentServiceEndpointSyncs,
+  mirroringDefaultSyncBackOff,
+  mirroringMaxRetries,
+  mirroringMaxSyncBackOff,
+} from './endpointslicemirroring/endpointslicemirroring-controller.js';
+export type { EndpointSliceMirroringControllerOptions } from './endpointslicemirroring/endpointslicemirroring-controller.js';
+// Its reconciler (reconciler.go, events.go)
+export {
+  MirroringReconciler,
+  invalidIPAddressReason,
+  tooManyAddressesToMirrorReason,
+} from './endpointslicemirroring/reconciler.js';
+export type { MirroringReconcilerOptions } from './endpointslicemirroring/reconciler.js';
+// Its helpers (utils.go)
+export {
+  addressToEndpoint,
+  endpointsControllerKey,
+  epPortsToEpsPorts,
+  hasLeaderElection,
+  labelSkipMirror,
+  lastAppliedConfigAnnotation,
+  managedByMirroringController,
+  mirroringControllerQualifiedName,
+  mirroringManagedByChanged,
+  newMirroredEndpointSlice,
+  skipMirror,
+} from './endpointslicemirroring/utils.js';
+// Its metrics (metrics/metrics.go, metrics/cache.go)
+export {
+  EndpointSliceMirroringMetrics,
+  endpointSliceMirroringMetricDescriptors,
+  endpointSliceMirroringSubsystem,
+} from './endpointslicemirroring/metrics.js';
+export type { EndpointSliceMirroringMetricName } from './endpointslicemirroring/metrics.js';
 
 // Metrics (metrics/metrics.go, metrics/cache.go)
 export {

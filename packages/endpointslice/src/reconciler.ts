@@ -414,6 +414,7 @@ export class Reconciler {
     if (err) throw err;
   }
 
+  //#region finalize
   /**
    * Writes the changes: a slice to create takes the name of one to delete
    * (of the same address type, owned by the Service) and becomes an update;
@@ -503,7 +504,9 @@ export class Reconciler {
       trafficDistribution,
     );
   }
+  //#endregion finalize
 
+  //#region reconcile-by-port-mapping
   /**
    * Decides the writes for one group of slices sharing ports, in three
    * steps: (1) drop unwanted endpoints from existing slices and refresh
@@ -617,6 +620,7 @@ export class Reconciler {
     const slicesToDelete = [...sliceNamesToDelete].map((n) => slicesByName.get(n)!);
     return [slicesToCreate, slicesToUpdate, slicesToDelete, numAdded, numRemoved];
   }
+  //#endregion reconcile-by-port-mapping
 
   /** The value of the managed-by label this reconciler writes. Go's `GetControllerName`. */
   getControllerName(): string {

@@ -101,6 +101,7 @@ function normalizeIPv4(ip: string): string {
   return parts.map((p) => String(Number(p))).join('.');
 }
 
+//#region pod-to-endpoint
 /**
  * The endpoint a pod gives the Service for one address type: its addresses
  * of that type; `serving` when the pod is ready, `terminating` when it is
@@ -137,6 +138,7 @@ export function podToEndpoint(
   if (shouldSetHostname(pod, service)) ep.hostname = pod.spec?.hostname ?? '';
   return ep;
 }
+//#endregion pod-to-endpoint
 
 /**
  * The Service's ports as this pod serves them, named target ports resolved

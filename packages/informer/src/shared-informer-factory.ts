@@ -19,10 +19,19 @@ import type {
   PersistentVolume,
   PersistentVolumeClaim,
   Pod,
+  ReplicationController,
   Secret,
   Service,
+  ServiceAccount,
 } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type {
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+} from 'kubernetes-types/rbac/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import {
   builtinResources,
@@ -94,6 +103,13 @@ export const informerResources: Readonly<Record<BuiltinInformerResource, Informe
   leases: builtinResources.leases,
   storageClasses: builtinResources.storageClasses,
   endpointSlices: builtinResources.endpointSlices,
+  serviceAccounts: builtinResources.serviceAccounts,
+  replicationControllers: builtinResources.replicationControllers,
+  podDisruptionBudgets: builtinResources.podDisruptionBudgets,
+  roles: builtinResources.roles,
+  roleBindings: builtinResources.roleBindings,
+  clusterRoles: builtinResources.clusterRoles,
+  clusterRoleBindings: builtinResources.clusterRoleBindings,
 };
 
 /**
@@ -423,6 +439,37 @@ export class SharedInformerFactory {
   /** discovery.k8s.io/v1 endpointslices. */
   endpointSlices(options?: ByResourceOptions): ResourceInformer<EndpointSlice> {
     return this.forResource<EndpointSlice>(informerResources.endpointSlices, options);
+  }
+  /** core/v1 serviceaccounts. */
+  serviceAccounts(options?: ByResourceOptions): ResourceInformer<ServiceAccount> {
+    return this.forResource<ServiceAccount>(informerResources.serviceAccounts, options);
+  }
+  /** core/v1 replicationcontrollers. */
+  replicationControllers(options?: ByResourceOptions): ResourceInformer<ReplicationController> {
+    return this.forResource<ReplicationController>(
+      informerResources.replicationControllers,
+      options,
+    );
+  }
+  /** policy/v1 poddisruptionbudgets. */
+  podDisruptionBudgets(options?: ByResourceOptions): ResourceInformer<PodDisruptionBudget> {
+    return this.forResource<PodDisruptionBudget>(informerResources.podDisruptionBudgets, options);
+  }
+  /** rbac.authorization.k8s.io/v1 roles. */
+  roles(options?: ByResourceOptions): ResourceInformer<Role> {
+    return this.forResource<Role>(informerResources.roles, options);
+  }
+  /** rbac.authorization.k8s.io/v1 rolebindings. */
+  roleBindings(options?: ByResourceOptions): ResourceInformer<RoleBinding> {
+    return this.forResource<RoleBinding>(informerResources.roleBindings, options);
+  }
+  /** rbac.authorization.k8s.io/v1 clusterroles (cluster-scoped). */
+  clusterRoles(options?: ByResourceOptions): ResourceInformer<ClusterRole> {
+    return this.forResource<ClusterRole>(informerResources.clusterRoles, options);
+  }
+  /** rbac.authorization.k8s.io/v1 clusterrolebindings (cluster-scoped). */
+  clusterRoleBindings(options?: ByResourceOptions): ResourceInformer<ClusterRoleBinding> {
+    return this.forResource<ClusterRoleBinding>(informerResources.clusterRoleBindings, options);
   }
 
   /**

@@ -1,8 +1,8 @@
 // The elector: client-go tools/leaderelection/leaderelection.go
 // (LeaderElectionConfig, NewLeaderElector, Run, RunOrDie, acquire, renew,
 // release, tryAcquireOrRenew, Check). Coordinated election (alpha) is not ported.
-import { isConflict, isNotFound, realClock } from '@kcm-ts/apimachinery';
-import type { Clock } from '@kcm-ts/apimachinery';
+import { isConflict, isNotFound, noopLogger, realClock } from '@kcm-ts/apimachinery';
+import type { Clock, Logger } from '@kcm-ts/apimachinery';
 import type { LeaderMetric } from './metrics.js';
 import { newLeaderMetric } from './metrics.js';
 import type { LeaderElectionRecord, ResourceLock } from './resource-lock.js';
@@ -102,6 +102,13 @@ export interface LeaderElectionConfig {
   clock?: Clock | undefined;
   /** The random source for jitter, returning values in [0, 1); defaults to `Math.random`. */
   random?: (() => number) | undefined;
+  /**
+   * Where attempts and their failures are logged, with client-go's messages
+   * ("error retrieving resource lock ...", "Failed to update lock ..."), so
+   * a candidate that cannot reach the API server says so on every retry.
+   * Default: no logs.
+   */
+  logger?: Logger | undefined;
 }
 
 /** Checks a config in client-go's order, returning the first error message. */
@@ -183,6 +190,7 @@ export class LeaderElector {
   readonly #random: () => number;
   readonly #metrics: LeaderMetric;
 
+  readonly #logger: Logger;
   #observedRecord: LeaderElectionRecord | undefined;
   #observedRawRecord: string | undefined;
   #observedTime = 0;
@@ -204,6 +212,7 @@ export class LeaderElector {
     this.#name = config.name ?? '';
     this.#clock = config.clock ?? realClock;
     this.#random = config.random ?? Math.random;
+    this.#logger = config.logger ?? noopLogger;
     this.#metrics = newLeaderMetric();
     this.#metrics.off(this.#name);
   }
@@ -264,14 +273,18 @@ export class LeaderElector {
   //#region acquire
   // acquire: try at once, then after jittered waits, until success or abort.
   async #acquire(signal: AbortSignal): Promise<boolean> {
+    const desc = this.#lock.describe();
+    this.#logger.info(`attempting to acquire leader lease ${desc}...`);
     while (!signal.aborted) {
       const ok = await this.#tryAcquireOrRenew(signal);
       this.#maybeReportTransition();
       if (ok) {
         this.#lock.recordEvent('became leader');
         this.#metrics.on(this.#name);
+        this.#logger.info(`successfully acquired lease ${desc}`);
         return true;
       }
+      this.#logger.v(4).info(`failed to acquire lease ${desc}`);
       const wait = this.#retryPeriod * (1 + this.#random() * jitterFactor);
       await this.#clock.sleep(wait, signal);
     }
@@ -285,6 +298,11 @@ export class LeaderElector {
   async #renew(signal: AbortSignal, leading: AbortController): Promise<void> {
     while (!signal.aborted) {
       if (!(await this.#pollRenew(signal))) {
+        if (!signal.aborted) {
+          this.#logger.info(
+            `failed to renew lease ${this.#lock.describe()}: context deadline exceeded`,
+          );
+        }
         this.#metrics.off(this.#name);
         break;
       }
@@ -375,8 +393,13 @@ export class LeaderElector {
         await this.#lock.update(desired, signal);
         this.#setObservedRecord(desired);
         return true;
-      } catch {
+      } catch (err) {
         // Fall back to the slow path (a conflict, for instance).
+        this.#logError(
+          signal,
+          err,
+          'Failed to update lock optimistically, falling back to slow path',
+        );
       }
     }
 
@@ -385,10 +408,14 @@ export class LeaderElector {
     try {
       ({ record: fetched, rawRecord: raw } = await this.#lock.get(signal));
     } catch (err) {
-      if (!isNotFound(err)) return false;
+      if (!isNotFound(err)) {
+        this.#logError(signal, err, `error retrieving resource lock ${this.#lock.describe()}`);
+        return false;
+      }
       try {
         await this.#lock.create(desired, signal);
-      } catch {
+      } catch (createErr) {
+        this.#logError(signal, createErr, 'error initially creating leader election record');
         return false;
       }
       this.#setObservedRecord(desired);
@@ -401,6 +428,7 @@ export class LeaderElector {
       this.#observedTime = this.#clock.now();
     }
     if (fetched.holderIdentity !== '' && this.#isLeaseValid(now) && !this.isLeader()) {
+      this.#logger.v(4).info(`lock is held by ${fetched.holderIdentity} and has not yet expired`);
       return false;
     }
 
@@ -414,7 +442,8 @@ export class LeaderElector {
 
     try {
       await this.#lock.update(desired, signal);
-    } catch {
+    } catch (err) {
+      this.#logError(signal, err, 'Failed to update lock');
       return false;
     }
     this.#setObservedRecord(desired);
@@ -428,6 +457,11 @@ export class LeaderElector {
     return this.#observedTime + seconds * 1000 > now;
   }
   //#endregion lease-valid
+
+  /** Logs a failed attempt, unless it failed because the elector is stopping. */
+  #logError(signal: AbortSignal, err: unknown, message: string): void {
+    if (!signal.aborted) this.#logger.error(err, message);
+  }
 
   #setObservedRecord(record: LeaderElectionRecord): void {
     this.#observedRecord = record;

@@ -1,4 +1,4 @@
-import { newConflict, newInternalError } from '@kcm-ts/apimachinery';
+import { newConflict, newInternalError, type Logger } from '@kcm-ts/apimachinery';
 import { describe, expect, it } from 'vitest';
 import {
   HealthzAdaptor,
@@ -583,5 +583,68 @@ describe('onNewLeader', () => {
     expect(b.log).toEqual(['new leader a', 'new leader c']);
     stop.abort();
     await done;
+  });
+});
+
+describe('logging (client-go leaderelection.go messages)', () => {
+  /** A logger that keeps each line; V(4) lines are marked. */
+  function recording() {
+    const lines: string[] = [];
+    const make = (level: number): Logger => ({
+      info: (msg) => void lines.push(level > 0 ? `V${level} ${msg}` : msg),
+      error: (err, msg) =>
+        void lines.push(`E ${msg}: ${err instanceof Error ? err.message : String(err)}`),
+      v: (n) => make(n),
+      enabled: () => true,
+      withValues: () => make(level),
+      withName: () => make(level),
+    });
+    return { logger: make(0), lines };
+  }
+
+  it('says what it attempts, and logs every failed try while the API server is down', async () => {
+    const { store, clock } = setup();
+    const { logger, lines } = recording();
+    store.inject = () => newInternalError(new Error('connection refused'));
+    const a = candidate(store, clock, 'a', { logger });
+    const stop = new AbortController();
+    const done = a.elector.run(stop.signal);
+    await clock.advance(0);
+    await clock.advance(2_000);
+    await clock.advance(2_000);
+    const retrieving = lines.filter((l) =>
+      l.startsWith('E error retrieving resource lock kube-system/kcm'),
+    );
+    expect(lines[0]).toBe('attempting to acquire leader lease kube-system/kcm...');
+    expect(retrieving).toHaveLength(3);
+    expect(retrieving[0]).toContain('connection refused');
+    store.inject = undefined;
+    await clock.advance(2_000);
+    expect(lines.at(-1)).toBe('successfully acquired lease kube-system/kcm');
+    store.failNext('update', newInternalError(new Error('etcd down')));
+    await clock.advance(2_000);
+    expect(lines).toContain(
+      'E Failed to update lock optimistically, falling back to slow path: Internal error occurred: etcd down',
+    );
+    stop.abort();
+    await done;
+  });
+
+  it('says the lease is held, at V(4), and that a renewal timed out', async () => {
+    const { store, clock } = setup();
+    const { logger, lines } = recording();
+    const a = candidate(store, clock, 'a', { logger });
+    const b = candidate(store, clock, 'b', { logger });
+    const stop = new AbortController();
+    const doneA = a.elector.run(stop.signal);
+    await clock.advance(0);
+    const doneB = b.elector.run(stop.signal);
+    await clock.advance(0);
+    expect(lines).toContain('V4 lock is held by a and has not yet expired');
+    store.inject = (verb) => (verb === 'get' ? undefined : newInternalError(new Error('boom')));
+    await clock.advance(12_000);
+    expect(lines).toContain('failed to renew lease kube-system/kcm: context deadline exceeded');
+    stop.abort();
+    await Promise.all([doneA, doneB]);
   });
 });

@@ -82,6 +82,48 @@ export interface ControllerManagerConfiguration {
     /** How long pod changes are gathered before a Service is synced, in ms. */
     endpointUpdatesBatchPeriod: number;
   };
+  /** `--concurrent-endpoint-syncs` (5) and `--endpoint-updates-batch-period` (0). */
+  endpointController: {
+    /** Workers of the Endpoints controller. */
+    concurrentEndpointSyncs: number;
+    /** How long pod changes are gathered before a Service's Endpoints are written, in ms. */
+    endpointUpdatesBatchPeriod: number;
+  };
+  /**
+   * `--mirroring-concurrent-service-endpoint-syncs` (5),
+   * `--mirroring-max-endpoints-per-subset` (1000) and
+   * `--mirroring-endpointslice-updates-batch-period` (0).
+   */
+  endpointSliceMirroringController: {
+    /** Workers of the EndpointSlice mirroring controller. */
+    mirroringConcurrentServiceEndpointSyncs: number;
+    /** Addresses of one Endpoints subset mirrored at most. */
+    mirroringMaxEndpointsPerSubset: number;
+    /** How long Endpoints changes are gathered before they are mirrored, in ms. */
+    mirroringEndpointUpdatesBatchPeriod: number;
+  };
+  /** `--concurrent-rc-syncs` (5). */
+  replicationController: {
+    /** Workers of the ReplicationController manager. */
+    concurrentRCSyncs: number;
+  };
+  /**
+   * The node IPAM controller's ranges: `--service-cluster-ip-range`,
+   * `--secondary-service-cluster-ip-range` and the node CIDR mask sizes
+   * (`--node-cidr-mask-size`, `-ipv4`, `-ipv6`; 0 for the defaults, 24 and 64).
+   */
+  nodeIPAMController: {
+    /** The Services' range, kept out of the pods' ranges; `''` for none. */
+    serviceCIDR: string;
+    /** The second family's Services range; `''` for none. */
+    secondaryServiceCIDR: string;
+    /** Prefix length of each node's CIDR, single-stack only; 0 when unset. */
+    nodeCIDRMaskSize: number;
+    /** Prefix length of each node's IPv4 CIDR; 0 when unset. */
+    nodeCIDRMaskSizeIPv4: number;
+    /** Prefix length of each node's IPv6 CIDR; 0 when unset. */
+    nodeCIDRMaskSizeIPv6: number;
+  };
   /** `--concurrent-job-syncs` (5). */
   jobController: {
     /** Workers of the Job controller. */
@@ -106,6 +148,12 @@ export interface ControllerManagerConfiguration {
   kubeCloudShared: {
     /** `--node-monitor-period`: how often the node lifecycle controller checks node health (5 s). */
     nodeMonitorPeriod: number;
+    /** `--allocate-node-cidrs`: the node IPAM controller gives nodes pod CIDRs (false). */
+    allocateNodeCIDRs: boolean;
+    /** `--cluster-cidr`: the pods' range, one per IP family, comma-separated (`''`). */
+    clusterCIDR: string;
+    /** `--cidr-allocator-type`: only `RangeAllocator` runs here (the default). */
+    cidrAllocatorType: string;
   };
   /**
    * The node lifecycle controller: `--node-eviction-rate` (0.1),
@@ -140,6 +188,15 @@ export interface ControllerManagerConfiguration {
       /** Plural resource name. */
       resource: string;
     }[];
+  };
+  /**
+   * The service-account options kcm-ts reads: `--root-ca-file` (none),
+   * whose bundle the root CA publisher puts in every namespace instead of
+   * the CA of the manager's own client config.
+   */
+  saController: {
+    /** Path to a PEM CA bundle; `''` for none. */
+    rootCAFile: string;
   };
   /** `--concurrent-namespace-syncs` (10), `--namespace-sync-period` (5 min). */
   namespaceController: {
@@ -195,11 +252,30 @@ export function defaultConfiguration(): ControllerManagerConfiguration {
       maxEndpointsPerSlice: 100,
       endpointUpdatesBatchPeriod: 0,
     },
+    endpointController: { concurrentEndpointSyncs: 5, endpointUpdatesBatchPeriod: 0 },
+    endpointSliceMirroringController: {
+      mirroringConcurrentServiceEndpointSyncs: 5,
+      mirroringMaxEndpointsPerSubset: 1000,
+      mirroringEndpointUpdatesBatchPeriod: 0,
+    },
+    replicationController: { concurrentRCSyncs: 5 },
+    nodeIPAMController: {
+      serviceCIDR: '',
+      secondaryServiceCIDR: '',
+      nodeCIDRMaskSize: 0,
+      nodeCIDRMaskSizeIPv4: 0,
+      nodeCIDRMaskSizeIPv6: 0,
+    },
     jobController: { concurrentJobSyncs: 5 },
     cronJobController: { concurrentCronJobSyncs: 5 },
     ttlAfterFinishedController: { concurrentTTLSyncs: 5 },
     podGCController: { terminatedPodGCThreshold: 12_500 },
-    kubeCloudShared: { nodeMonitorPeriod: 5_000 },
+    kubeCloudShared: {
+      nodeMonitorPeriod: 5_000,
+      allocateNodeCIDRs: false,
+      clusterCIDR: '',
+      cidrAllocatorType: 'RangeAllocator',
+    },
     nodeLifecycleController: {
       nodeEvictionRate: 0.1,
       secondaryNodeEvictionRate: 0.01,
@@ -216,6 +292,7 @@ export function defaultConfiguration(): ControllerManagerConfiguration {
         { group: 'events.k8s.io', resource: 'events' },
       ],
     },
+    saController: { rootCAFile: '' },
     namespaceController: { concurrentNamespaceSyncs: 10, namespaceSyncPeriod: 5 * 60 * 1000 },
     secureServing: { bindAddress: '127.0.0.1', securePort: 10257 },
     authorization: { alwaysAllowPaths: ['/healthz', '/readyz', '/livez'] },
@@ -297,6 +374,29 @@ export function configz(config: ControllerManagerConfiguration): Record<string, 
           config.endpointSliceController.endpointUpdatesBatchPeriod,
         ),
       },
+      EndpointController: {
+        ConcurrentEndpointSyncs: config.endpointController.concurrentEndpointSyncs,
+        EndpointUpdatesBatchPeriod: formatDuration(
+          config.endpointController.endpointUpdatesBatchPeriod,
+        ),
+      },
+      EndpointSliceMirroringController: {
+        MirroringConcurrentServiceEndpointSyncs:
+          config.endpointSliceMirroringController.mirroringConcurrentServiceEndpointSyncs,
+        MirroringMaxEndpointsPerSubset:
+          config.endpointSliceMirroringController.mirroringMaxEndpointsPerSubset,
+        MirroringEndpointUpdatesBatchPeriod: formatDuration(
+          config.endpointSliceMirroringController.mirroringEndpointUpdatesBatchPeriod,
+        ),
+      },
+      ReplicationController: { ConcurrentRCSyncs: config.replicationController.concurrentRCSyncs },
+      NodeIPAMController: {
+        ServiceCIDR: config.nodeIPAMController.serviceCIDR,
+        SecondaryServiceCIDR: config.nodeIPAMController.secondaryServiceCIDR,
+        NodeCIDRMaskSize: config.nodeIPAMController.nodeCIDRMaskSize,
+        NodeCIDRMaskSizeIPv4: config.nodeIPAMController.nodeCIDRMaskSizeIPv4,
+        NodeCIDRMaskSizeIPv6: config.nodeIPAMController.nodeCIDRMaskSizeIPv6,
+      },
       JobController: { ConcurrentJobSyncs: config.jobController.concurrentJobSyncs },
       CronJobController: {
         ConcurrentCronJobSyncs: config.cronJobController.concurrentCronJobSyncs,
@@ -309,6 +409,9 @@ export function configz(config: ControllerManagerConfiguration): Record<string, 
       },
       KubeCloudShared: {
         NodeMonitorPeriod: formatDuration(config.kubeCloudShared.nodeMonitorPeriod),
+        AllocateNodeCIDRs: config.kubeCloudShared.allocateNodeCIDRs,
+        ClusterCIDR: config.kubeCloudShared.clusterCIDR,
+        CIDRAllocatorType: config.kubeCloudShared.cidrAllocatorType,
       },
       NodeLifecycleController: {
         NodeEvictionRate: nl.nodeEvictionRate,
@@ -326,6 +429,7 @@ export function configz(config: ControllerManagerConfiguration): Record<string, 
           Resource: r.resource,
         })),
       },
+      SAController: { RootCAFile: config.saController.rootCAFile },
       NamespaceController: {
         NamespaceSyncPeriod: formatDuration(config.namespaceController.namespaceSyncPeriod),
         ConcurrentNamespaceSyncs: config.namespaceController.concurrentNamespaceSyncs,

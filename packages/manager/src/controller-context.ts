@@ -47,6 +47,12 @@ export interface ControllerContext {
   /** The manager's logger. */
   readonly logger: Logger;
   /**
+   * The CA bundle (PEM) the manager's client config trusts for the API
+   * server, as client-go's `rest.Config.CAData`; the root CA publisher's
+   * default. Absent when the connection has none.
+   */
+  readonly rootCA?: string;
+  /**
    * Where controllers made with the builder count and time their
    * reconciles (controller-runtime's metrics); none when absent. Not part
    * of Go's `ControllerContext`: there, controller-runtime's controllers
@@ -112,6 +118,8 @@ export interface ControllerContextOptions {
   random: () => number;
   /** The logger. */
   logger: Logger;
+  /** The API server's CA bundle (PEM) from the client config. Default: none. */
+  rootCA?: string;
   /** Ends the REST mapper's reset loop. */
   signal: AbortSignal;
   /** Where built controllers' metrics go. Default: nowhere. */
@@ -165,6 +173,7 @@ export function createControllerContext(opts: ControllerContextOptions): Created
       eventRecorder: opts.eventRecorder ?? (() => noopEventRecorder),
       clock,
       logger: opts.logger,
+      ...(opts.rootCA !== undefined ? { rootCA: opts.rootCA } : {}),
       ...(opts.controllerMetrics ? { controllerMetrics: opts.controllerMetrics } : {}),
       ...(opts.metricsRegistry ? { metricsRegistry: opts.metricsRegistry } : {}),
     },

@@ -126,6 +126,22 @@ export const names = {
   nodeLifecycleController: 'node-lifecycle-controller',
   /** `taint-eviction-controller`. */
   taintEvictionController: 'taint-eviction-controller',
+  /** `serviceaccount-controller`. */
+  serviceAccountController: 'serviceaccount-controller',
+  /** `root-ca-certificate-publisher-controller`. */
+  rootCACertificatePublisherController: 'root-ca-certificate-publisher-controller',
+  /** `clusterrole-aggregation-controller`. */
+  clusterRoleAggregationController: 'clusterrole-aggregation-controller',
+  /** `disruption-controller`. */
+  disruptionController: 'disruption-controller',
+  /** `endpoints-controller`. */
+  endpointsController: 'endpoints-controller',
+  /** `endpointslice-mirroring-controller`. */
+  endpointSliceMirroringController: 'endpointslice-mirroring-controller',
+  /** `replicationcontroller-controller`. */
+  replicationController: 'replicationcontroller-controller',
+  /** `node-ipam-controller`. */
+  nodeIpamController: 'node-ipam-controller',
 } as const;
 
 /**

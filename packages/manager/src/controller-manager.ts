@@ -31,7 +31,10 @@ import {
   startStatefulSetController,
 } from './apps.js';
 import { startCronJobController, startJobController } from './batch.js';
-import { startEndpointSliceController } from './discovery-controllers.js';
+import {
+  startEndpointSliceController,
+  startEndpointSliceMirroringController,
+} from './discovery-controllers.js';
 import { newClientBuilder, type RestClientSource } from './client-builder.js';
 import { configz, type ControllerManagerConfiguration } from './config.js';
 import {
@@ -47,15 +50,22 @@ import {
   type ControllerDescriptor,
 } from './controller-descriptors.js';
 import {
+  startEndpointsController,
   startGarbageCollectorController,
   startNamespaceController,
+  startNodeIpamController,
   startNodeLifecycleController,
   startPersistentVolumeClaimProtectionController,
   startPersistentVolumeProtectionController,
   startPodGCController,
+  startReplicationController,
+  startServiceAccountController,
   startTaintEvictionController,
   startTTLAfterFinishedController,
 } from './core.js';
+import { startRootCACertificatePublisherController } from './certificates.js';
+import { startDisruptionController } from './policy.js';
+import { startClusterRoleAggregationController } from './rbac.js';
 import { newManagerMetrics, type ManagerMetrics } from './metrics/prometheus.js';
 import { DelegatingAuth } from './server/delegated-auth.js';
 import { MutableHealthChecks, namedPingChecker, type HealthChecker } from './server/healthz.js';
@@ -88,6 +98,14 @@ export const implementedControllers: Readonly<Record<string, InitFunc>> = Object
   [names.taintEvictionController]: startTaintEvictionController,
   [names.pvcProtectionController]: startPersistentVolumeClaimProtectionController,
   [names.pvProtectionController]: startPersistentVolumeProtectionController,
+  [names.serviceAccountController]: startServiceAccountController,
+  [names.rootCACertificatePublisherController]: startRootCACertificatePublisherController,
+  [names.clusterRoleAggregationController]: startClusterRoleAggregationController,
+  [names.disruptionController]: startDisruptionController,
+  [names.endpointsController]: startEndpointsController,
+  [names.endpointSliceMirroringController]: startEndpointSliceMirroringController,
+  [names.replicationController]: startReplicationController,
+  [names.nodeIpamController]: startNodeIpamController,
 });
 
 /**
@@ -102,6 +120,12 @@ export interface ApiServerConnection {
   discovery: ResourceDiscovery;
   /** The server's host, for the REST client metrics. */
   host?: string;
+  /**
+   * The CA bundle (PEM) the client trusts for this server (client-go's
+   * `rest.Config.CAData`): what the root CA publisher puts in every
+   * namespace unless `--root-ca-file` is set.
+   */
+  rootCA?: string;
   /**
    * Resolves once the server's `/healthz` answers ok, rejecting with why
    * not: polled every second for up to 10 s before the controllers start.
@@ -258,6 +282,7 @@ export async function run(opts: RunOptions, outerSignal: AbortSignal): Promise<v
         random,
         logger,
         signal: runSignal,
+        ...(opts.apiServer.rootCA !== undefined ? { rootCA: opts.apiServer.rootCA } : {}),
         controllerMetrics: metrics.controller,
         metricsRegistry: metrics.registry,
       });
@@ -321,6 +346,7 @@ export async function run(opts: RunOptions, outerSignal: AbortSignal): Promise<v
         name: le.resourceName,
         clock,
         random,
+        logger,
         callbacks: {
           onStartedLeading: (leaderSignal) => runControllers(leaderSignal),
           onStoppedLeading: () => {

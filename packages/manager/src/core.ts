@@ -2,19 +2,26 @@
 // (cmd/kube-controller-manager/app/core.go: startGarbageCollectorController,
 // startModifiedNamespaceController, startPodGCController,
 // startTTLAfterFinishedController, newNodeLifecycleController,
+// newServiceAccountController, newEndpointsController,
+// newReplicationController, newNodeIpamController,
 // newTaintEvictionController, startPersistentVolumeClaimProtectionController,
 // startPersistentVolumeProtectionController).
+import type { Endpoints, Node, Pod, ReplicationController } from 'kubernetes-types/core/v1.js';
+import { EndpointsController } from '@kcm-ts/endpointslice';
 import { informerResources } from '@kcm-ts/informer';
+import { ReplicationManager, burstReplicas } from '@kcm-ts/replicaset';
 import { serverHasResource } from './apps.js';
 import { serverPreferredNamespacedResources } from './discovery.js';
 import { GarbageCollector } from './garbagecollector/garbage-collector.js';
 import { NamespaceController } from './namespace/namespace-controller.js';
 import { newNodeLifecycleMetrics } from './nodelifecycle/metrics.js';
 import { NodeLifecycleController } from './nodelifecycle/node-lifecycle-controller.js';
+import { NodeIpamController, nodeIpamParams } from './nodeipam/node-ipam-controller.js';
 import { newTaintEvictionMetrics } from './nodelifecycle/tainteviction/metrics.js';
 import { TaintEvictionController } from './nodelifecycle/tainteviction/taint-eviction.js';
 import { newPodGCMetrics } from './podgc/metrics.js';
 import { PodGCController } from './podgc/gc-controller.js';
+import { ServiceAccountsController } from './serviceaccount/serviceaccounts-controller.js';
 import { newTTLAfterFinishedMetrics } from './ttlafterfinished/metrics.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/ttl-after-finished-controller.js';
 import { PVProtectionController } from './volume/pv-protection-controller.js';
@@ -225,3 +232,132 @@ export const startPersistentVolumeProtectionController: InitFunc = async (ctx, n
   });
   return { running: controller.run(1, signal) };
 };
+
+/**
+ * Starts the controller that keeps the `default` ServiceAccount in every
+ * active namespace, with one worker and the client
+ * `service-account-controller`, as upstream; skipped when the server
+ * serves no ServiceAccounts. Go's `newServiceAccountController`.
+ *
+ * @category Controllers
+ */
+export const startServiceAccountController: InitFunc = async (ctx, name, signal) => {
+  if (!(await serverHasResource(ctx, informerResources.serviceAccounts))) return undefined;
+  const controller = new ServiceAccountsController({
+    controllerName: name,
+    client: ctx.clientBuilder.client('service-account-controller'),
+    serviceAccountInformer: ctx.informerFactory.serviceAccounts(),
+    namespaceInformer: ctx.informerFactory.namespaces(),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return { running: controller.run(1, signal) };
+};
+
+//#region start-endpoints-controller
+/**
+ * Starts the Endpoints controller, which keeps every selecting Service's
+ * `v1` Endpoints (what `kubectl describe svc` shows), with
+ * `--concurrent-endpoint-syncs` workers and
+ * `--endpoint-updates-batch-period`, on the shared pod, Service and
+ * Endpoints informers, with the client `endpoint-controller`. Go's
+ * `newEndpointsController`.
+ *
+ * @category Controllers
+ */
+export const startEndpointsController: InitFunc = (ctx, name, signal) => {
+  const config = ctx.componentConfig.endpointController;
+  const source = ctx.clientBuilder.client('endpoint-controller');
+  const controller = new EndpointsController({
+    pods: ctx.informerFactory.pods(),
+    services: ctx.informerFactory.services(),
+    endpoints: ctx.informerFactory.endpoints(),
+    client: {
+      endpoints: source.resource<Endpoints>(informerResources.endpoints, {
+        namespaced: true,
+        kind: 'Endpoints',
+      }),
+    },
+    endpointUpdatesBatchPeriod: config.endpointUpdatesBatchPeriod,
+    recorder: ctx.eventRecorder('endpoint-controller'),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return Promise.resolve({ running: controller.run(config.concurrentEndpointSyncs, signal) });
+};
+//#endregion start-endpoints-controller
+
+//#region start-replication-controller
+/**
+ * Starts the ReplicationController manager, the ReplicaSet controller run
+ * through its conversion adapters, with `--concurrent-rc-syncs` workers and
+ * the burst of 500, on the shared ReplicationController and pod informers,
+ * with the client `replication-controller`. Go's `newReplicationController`.
+ *
+ * @category Controllers
+ */
+export const startReplicationController: InitFunc = async (ctx, name, signal) => {
+  if (!(await serverHasResource(ctx, informerResources.replicationControllers))) return undefined;
+  const source = ctx.clientBuilder.client('replication-controller');
+  const controller = new ReplicationManager({
+    replicationControllers: ctx.informerFactory.replicationControllers(),
+    pods: ctx.informerFactory.pods(),
+    client: {
+      replicationControllers: source.resource<ReplicationController>(
+        informerResources.replicationControllers,
+        { namespaced: true, kind: 'ReplicationController' },
+      ),
+      pods: source.resource<Pod>(informerResources.pods, { namespaced: true, kind: 'Pod' }),
+    },
+    recorder: ctx.eventRecorder('replication-controller'),
+    clock: ctx.clock,
+    burstReplicas,
+    logger: ctx.logger.withName(name),
+  });
+  return {
+    running: controller.run(ctx.componentConfig.replicationController.concurrentRCSyncs, signal),
+  };
+};
+//#endregion start-replication-controller
+
+//#region start-node-ipam-controller
+/**
+ * Starts the node IPAM controller with the range allocator when
+ * `--allocate-node-cidrs` is set: every node gets a pod CIDR from
+ * `--cluster-cidr`, cut by `--node-cidr-mask-size`, with the Services'
+ * range kept out, through the client `node-controller`. Go's
+ * `newNodeIpamController`; a bad flag stops the manager, as upstream.
+ *
+ * @category Controllers
+ */
+export const startNodeIpamController: InitFunc = (ctx, name, signal) => {
+  const shared = ctx.componentConfig.kubeCloudShared;
+  if (!shared.allocateNodeCIDRs) return Promise.resolve(undefined);
+  if (shared.cidrAllocatorType === 'CloudAllocator') {
+    return Promise.reject(
+      new Error(
+        "--cidr-allocator-type is set to 'CloudAllocator' but cloud provider is not configured",
+      ),
+    );
+  }
+  const ipam = ctx.componentConfig.nodeIPAMController;
+  let params: ReturnType<typeof nodeIpamParams>;
+  try {
+    params = nodeIpamParams({ clusterCIDR: shared.clusterCIDR, ...ipam });
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+  const source = ctx.clientBuilder.client('node-controller');
+  const controller = new NodeIpamController({
+    nodes: ctx.informerFactory.nodes(),
+    client: {
+      nodes: source.resource<Node>(informerResources.nodes, { namespaced: false, kind: 'Node' }),
+    },
+    params,
+    recorder: ctx.eventRecorder('cidrAllocator'),
+    clock: ctx.clock,
+    logger: ctx.logger.withName(name),
+  });
+  return Promise.resolve({ running: controller.run(signal) });
+};
+//#endregion start-node-ipam-controller

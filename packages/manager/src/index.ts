@@ -1,7 +1,9 @@
 /**
  * kube-controller-manager in TypeScript: {@link run} starts the controllers
  * kcm-ts implements (ReplicaSet, Deployment, Job, CronJob, the garbage collector,
- * the namespace controller, the pod garbage collector and TTL after finished)
+ * the namespace controller, the pod garbage collector, TTL after finished,
+ * ServiceAccounts, the root CA publisher, ClusterRole aggregation and
+ * PodDisruptionBudgets, among others)
  * on one shared informer factory, behind leader
  * election, with kube-controller-manager's flags, health checks, metrics and
  * `/configz`. The `kcm-ts` command runs it against a cluster
@@ -95,22 +97,36 @@ export {
   startStatefulSetController,
 } from './apps.js';
 export { startCronJobController, startJobController } from './batch.js';
-export { startEndpointSliceController } from './discovery-controllers.js';
+export {
+  startEndpointSliceController,
+  startEndpointSliceMirroringController,
+} from './discovery-controllers.js';
 export {
   prometheusCronJobMetricsProvider,
   prometheusJobMetricsProvider,
 } from './metrics/job-controller.js';
 export { prometheusEndpointSliceMetricsProvider } from './metrics/endpointslice-controller.js';
 export {
+  startEndpointsController,
   startGarbageCollectorController,
   startNamespaceController,
+  startNodeIpamController,
   startNodeLifecycleController,
   startPersistentVolumeClaimProtectionController,
   startPersistentVolumeProtectionController,
   startPodGCController,
+  startReplicationController,
+  startServiceAccountController,
   startTaintEvictionController,
   startTTLAfterFinishedController,
 } from './core.js';
+export {
+  clusterCABundle,
+  startRootCACertificatePublisherController,
+  verifyCABundle,
+} from './certificates.js';
+export { startClusterRoleAggregationController } from './rbac.js';
+export { startDisruptionController } from './policy.js';
 
 // Clients
 export { newClientBuilder } from './client-builder.js';
@@ -122,7 +138,7 @@ export type {
 } from './client-builder.js';
 
 // Endpoints
-export { DelegatingAuth, anonymousUser } from './server/delegated-auth.js';
+export { DelegatingAuth, anonymousUser, maxReviewsPerSource } from './server/delegated-auth.js';
 export type { DelegatingAuthOptions, UserInfo } from './server/delegated-auth.js';
 export { MutableHealthChecks, namedPingChecker, pingHealthz } from './server/healthz.js';
 export type { HealthAnswer, HealthChecker } from './server/healthz.js';
@@ -294,6 +310,58 @@ export type {
   TaintEvictionMetricDefinitions,
   TaintEvictionMetrics,
 } from './nodelifecycle/tainteviction/metrics.js';
+
+// ServiceAccounts
+export {
+  ServiceAccountsController,
+  defaultServiceAccountsToEnsure,
+} from './serviceaccount/serviceaccounts-controller.js';
+export type { ServiceAccountsControllerOptions } from './serviceaccount/serviceaccounts-controller.js';
+
+// Root CA publisher
+export {
+  Publisher,
+  descriptionAnnotation,
+  rootCACertConfigMapName,
+  rootCACertDescription,
+} from './rootcacertpublisher/publisher.js';
+export type { PublisherOptions } from './rootcacertpublisher/publisher.js';
+export {
+  newRootCACertPublisherMetrics,
+  noopRootCACertPublisherMetrics,
+  rootCACertPublisherMetrics,
+  syncResultCode,
+} from './rootcacertpublisher/metrics.js';
+export type {
+  RootCACertPublisherMetricDefinitions,
+  RootCACertPublisherMetrics,
+} from './rootcacertpublisher/metrics.js';
+
+// ClusterRole aggregation
+export {
+  ClusterRoleAggregationController,
+  aggregatedRules,
+  clusterRoleAggregationFieldManager,
+} from './clusterroleaggregation/clusterroleaggregation-controller.js';
+export type { ClusterRoleAggregationControllerOptions } from './clusterroleaggregation/clusterroleaggregation-controller.js';
+
+// Disruption
+export {
+  DisruptionController,
+  countHealthyPods,
+  deletionTimeout,
+  stalePodDisruptionTimeout,
+} from './disruption/disruption.js';
+export type { ControllerAndScale, DisruptionControllerOptions } from './disruption/disruption.js';
+export {
+  conditionsAreUpToDate,
+  disruptionAllowedCondition,
+  disruptionReasons,
+  disruptionTargetCondition,
+  formatLabelSelector,
+  podDisruptionBudgetsForPod,
+  updateDisruptionAllowedCondition,
+} from './disruption/pdb-helpers.js';
 
 // Kubernetes object types (type-only namespaces: corev1, appsv1, metav1, ...)
 export type * from './api.js';

@@ -49,6 +49,14 @@ describe('kcm-ts', () => {
     [['controller-manager', 'extra'], 'takes no arguments'],
     [['frobnicate'], 'Error: unknown command "frobnicate" for "kcm-ts"'],
     [['up', '--ephemeral', '--data-dir=x'], 'Error: --data-dir and --ephemeral exclude each other'],
+    [
+      ['controller-manager', '--mirroring-max-endpoints-per-subset=0'],
+      'Error: --mirroring-max-endpoints-per-subset must be from 1 to 1000, got 0',
+    ],
+    [
+      ['controller-manager', '--cidr-allocator-type=IPAMFromCloud'],
+      'Error: --cidr-allocator-type must be RangeAllocator or CloudAllocator, got "IPAMFromCloud"',
+    ],
   ])(
     'refuses %j with exit code 2 and a message naming the problem',
     (args, message) => {
@@ -58,4 +66,12 @@ describe('kcm-ts', () => {
     },
     60_000,
   );
+
+  it('says in one line, with no stack, that the kubeconfig is missing', () => {
+    const run = kcmTs('controller-manager', '--kubeconfig=/nonexistent/kubeconfig');
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      "Error: cannot read kubeconfig /nonexistent/kubeconfig: ENOENT: no such file or directory, open '/nonexistent/kubeconfig'",
+    );
+  }, 60_000);
 });

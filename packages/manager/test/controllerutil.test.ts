@@ -136,6 +136,55 @@ describe('createOrUpdate and apply', () => {
     );
   });
 
+  it('compares as the API does: a mutate that only reorders keys or adds empty maps writes nothing', async () => {
+    env = await startTestEnvironment();
+    const cms = env.client<ConfigMap>(informerResources.configMaps, 'default');
+    const obj: ConfigMap = { metadata: { name: 'ordered', namespace: 'default' } };
+    await createOrUpdate(cms, obj, (c) => {
+      c.data = { a: '1', b: '2' };
+    });
+    const reorder = await createOrUpdate(cms, obj, (c) => {
+      c.data = { b: '2', a: '1' };
+      c.metadata!.annotations ??= {};
+    });
+    expect(reorder.result).toBe('unchanged');
+    expect(env.faults.counts()['update configmaps'] ?? 0).toBe(0);
+  });
+
+  it('passes the signal to its writes: an aborted call does not create later', async () => {
+    env = await startTestEnvironment();
+    const cms = env.client<ConfigMap>(informerResources.configMaps, 'default');
+    const seen: unknown[] = [];
+    const spy = new Proxy(cms, {
+      get: (t, p) =>
+        p === 'create' || p === 'update'
+          ? (obj: ConfigMap, opts?: { signal?: AbortSignal }) => {
+              seen.push([p, opts?.signal]);
+              return (Reflect.get(t, p) as (o: ConfigMap, x?: unknown) => Promise<ConfigMap>).call(
+                t,
+                obj,
+                opts,
+              );
+            }
+          : Reflect.get(t, p),
+    });
+    const abort = new AbortController();
+    const obj: ConfigMap = { metadata: { name: 'signalled', namespace: 'default' } };
+    await createOrUpdate(spy, obj, (c) => void (c.data = { k: '1' }), { signal: abort.signal });
+    await createOrUpdate(spy, obj, (c) => void (c.data = { k: '2' }), { signal: abort.signal });
+    expect(seen).toEqual([
+      ['create', abort.signal],
+      ['update', abort.signal],
+    ]);
+    abort.abort();
+    await expect(
+      createOrUpdate(spy, { metadata: { name: 'late', namespace: 'default' } }, () => undefined, {
+        signal: abort.signal,
+      }),
+    ).rejects.toThrow();
+    expect(await cms.list()).toMatchObject({ items: [{ metadata: { name: 'signalled' } }] });
+  });
+
   it('applies with a field manager: creates, then changes the fields it sets', async () => {
     env = await startTestEnvironment();
     const cms = env.client<ConfigMap>(informerResources.configMaps, 'default');

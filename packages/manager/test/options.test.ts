@@ -85,7 +85,12 @@ describe('flags', () => {
       string,
       unknown
     >;
-    expect(body.KubeCloudShared).toEqual({ NodeMonitorPeriod: '2s' });
+    expect(body.KubeCloudShared).toEqual({
+      NodeMonitorPeriod: '2s',
+      AllocateNodeCIDRs: false,
+      ClusterCIDR: '',
+      CIDRAllocatorType: 'RangeAllocator',
+    });
     expect(body.NodeLifecycleController).toEqual({
       NodeEvictionRate: 0.5,
       SecondaryNodeEvictionRate: 0,

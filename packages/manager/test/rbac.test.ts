@@ -6,8 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import type { DaemonSet, Deployment, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
-import type { Service } from 'kubernetes-types/core/v1.js';
+import type { ReplicationController, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@kcm-ts/apimachinery';
@@ -127,6 +128,18 @@ describe('RBAC', () => {
         );
       await make('a');
       await available('a');
+      // A PodDisruptionBudget over them, whose status the disruption controller keeps.
+      const pdbs = sandbox
+        .client<PodDisruptionBudget>('policy', 'poddisruptionbudgets')
+        .inNamespace('rbac');
+      await pdbs.create({
+        metadata: { name: 'a' },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: 'a' } } },
+      });
+      await until(
+        'the PodDisruptionBudget to count its pods',
+        async () => (await pdbs.get('a')).status?.disruptionsAllowed === 1,
+      );
       // A Service over them: its EndpointSlice written, updated as the pods roll.
       const services = sandbox.client<Service>('', 'services').inNamespace('rbac');
       await services.create({
@@ -244,6 +257,21 @@ describe('RBAC', () => {
       await until('the StatefulSet to run', () => stsReady(2));
       await statefulSets.patch('web', { type: 'merge', body: { spec: { replicas: 1 } } });
       await until('the StatefulSet to scale down', () => stsReady(1));
+      // A ReplicationController, run by the ReplicaSet controller through its adapters.
+      const rcs = sandbox
+        .client<ReplicationController>('', 'replicationcontrollers')
+        .inNamespace('rbac');
+      await rcs.create({
+        metadata: { name: 'legacy' },
+        spec: {
+          replicas: 1,
+          template: { metadata: { labels: { app: 'legacy' } }, spec: podSpec('nginx') },
+        },
+      });
+      await until('the ReplicationController to run', async () => {
+        const rc = await rcs.get('legacy');
+        return rc.status?.readyReplicas === 1;
+      });
       await nsClient.delete('rbac');
       await until('the namespace to finish', async () =>
         (await nsClient.list()).items.every((n: KubeObject) => n.metadata?.name !== 'rbac'),
@@ -290,7 +318,10 @@ describe('RBAC', () => {
     // claims, and the EndpointSlice controller reads and deletes a slice only
     // when its cache turns out stale or a Service goes; a ControllerRevision
     // is deleted on its own only when the collector gets to it before the
-    // namespace controller's collection delete does.
+    // namespace controller's collection delete does; the root CA publisher
+    // updates a kube-root-ca.crt ConfigMap only when someone edited it; the
+    // ClusterRole aggregation controller updates a role only when the server
+    // refuses its server-side apply.
     const sometimes = new Set([
       'patch events',
       'get nodes',
@@ -302,6 +333,8 @@ describe('RBAC', () => {
       'get endpointslices.discovery.k8s.io',
       'delete endpointslices.discovery.k8s.io',
       'delete controllerrevisions.apps',
+      'update configmaps',
+      'update clusterroles.rbac.authorization.k8s.io',
     ]);
     expect([...grants].filter((g) => !used.has(g) && !sometimes.has(g))).toEqual([]);
   }, 120_000);

@@ -5,83 +5,23 @@
 // order with claims bound to volumes on their pods' nodes, scales down from
 // the top, gets web-1 back under its name with its claim, and rolls out by
 // partition.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlRunner, type KubectlRunner } from '../../sandbox/test/kubectl-helpers.js';
+import { eventually as poll, startUpCluster, type Json, type UpCluster } from './up-cluster.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
-
-const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const tsx = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-let dir: string;
-let child: ChildProcessWithoutNullStreams;
-let k: KubectlRunner;
-let output = '';
+let cluster: UpCluster;
+let k: UpCluster['k'];
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'kcm-ts-workloads-'));
-  child = spawn(
-    process.execPath,
-    [
-      '--import',
-      tsx,
-      '--conditions=@kcm-ts/source',
-      cli,
-      'up',
-      '--port=0',
-      `--secure-port=${await freePort()}`,
-      '--nodes=3',
-      '--ephemeral',
-      '--kubeconfig-out=kc/config',
-    ],
-    { cwd: dir },
-  );
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('kcm-ts ready')) resolve(out);
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${String(code)}:\n${out}${output}`)));
-  });
-  k = kubectlRunner(path.join(dir, 'kc', 'config'), dir);
+  cluster = await startUpCluster('workloads');
+  k = cluster.k;
 }, 120_000);
 
-afterAll(async () => {
-  if (child.exitCode === null) child.kill('SIGKILL');
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => cluster.stop());
 
-async function eventually(what: string, check: () => Promise<boolean>, ms = 90_000): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() - start > ms) throw new Error(`${what} did not happen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const eventually = (what: string, check: () => Promise<boolean>, ms = 90_000): Promise<void> =>
+  poll(what, check, ms, 250);
 
-const json = async (args: string[]): Promise<Json> =>
-  JSON.parse(await k.ok([...args, '-o', 'json'])) as Json;
+const json = (args: string[]): Promise<Json> => cluster.json(args);
 
 /** The pods of `selector` as name → node, of those not being deleted. */
 async function podsOn(selector: string): Promise<Map<string, string>> {

@@ -1,7 +1,10 @@
 /**
  * kube-controller-manager's ReplicaSet controller (`pkg/controller/replicaset`)
  * in TypeScript: {@link ReplicaSetController} and the status helpers of
- * `replica_set_utils.go`. It stands on the shared machinery of Go's
+ * `replica_set_utils.go`; and its ReplicationController manager
+ * (`pkg/controller/replication`): {@link ReplicationManager}, the same
+ * controller run on ReplicationControllers through the adapters of
+ * `conversion.go`. It stands on the shared machinery of Go's
  * `pkg/controller`, which is `@kcm-ts/controller`. Names follow Go's, in
  * camelCase.
  *
@@ -19,7 +22,13 @@ export {
   getPodsToDelete,
   replicaSetKind,
 } from './replica-set.js';
-export type { ReplicaSetControllerClients, ReplicaSetControllerOptions } from './replica-set.js';
+export type {
+  ReplicaSetControllerClients,
+  ReplicaSetControllerOptions,
+  ReplicaSetInformer,
+  ReplicaSetLister,
+  ReplicaSetSharedInformer,
+} from './replica-set.js';
 export {
   calculateStatus,
   getCondition,
@@ -30,3 +39,22 @@ export {
   statusUpdateRetries,
   updateReplicaSetStatus,
 } from './replica-set-utils.js';
+
+// The ReplicationController manager (replication/replication_controller.go, conversion.go)
+export {
+  ReplicationManager,
+  concurrentRCSyncs,
+  replicationControllerKind,
+  replicationManagerEventSource,
+} from './replication/replication-controller.js';
+export type {
+  ReplicationManagerClients,
+  ReplicationManagerOptions,
+} from './replication/replication-controller.js';
+export {
+  conversionClient,
+  convertRCtoRS,
+  convertRStoRC,
+  informerAdapter,
+  podControlAdapter,
+} from './replication/conversion.js';

@@ -26,6 +26,7 @@ import {
   splitMetaNamespaceKey,
   type Clock,
   type EventRecorder,
+  groupVersionString,
   type GroupVersionKind,
   type Logger,
   type ResourceClient,
@@ -34,7 +35,10 @@ import {
 import {
   waitForNamedCacheSync,
   type Indexer,
+  type Indexers,
   type Lister,
+  type NamespaceLister,
+  type ResourceEventHandler,
   type ResourceInformer,
   type SharedIndexInformer,
 } from '@kcm-ts/informer';
@@ -104,6 +108,55 @@ export const replicaSetKind: GroupVersionKind = Object.freeze({
 });
 
 /**
+ * What the controller needs of the shared informer of the objects it
+ * controls: a subset of {@link "@kcm-ts/informer"!SharedIndexInformer}, which
+ * an informer of ReplicaSets is, and which the ReplicationController adapter
+ * ({@link ReplicationManager}) implements over an informer of
+ * ReplicationControllers. Go's `cache.SharedIndexInformer` as
+ * `NewBaseController` uses it.
+ *
+ * @category ReplicaSet controller
+ */
+export interface ReplicaSetSharedInformer {
+  /** Registers the controller's handlers; the return value is not used. */
+  addEventHandler(handler: ResourceEventHandler<ReplicaSet>): unknown;
+  /** Adds the controller's {@link controllerUIDIndex} index. */
+  addIndexers(indexers: Indexers<ReplicaSet>): void;
+  /** The cache, read through {@link controllerUIDIndex}. */
+  getIndexer(): Pick<Indexer<ReplicaSet>, 'byIndex' | 'getIndexers'>;
+  /** Whether the first list has been delivered. */
+  hasSynced(): boolean;
+}
+
+/**
+ * What the controller needs of a lister of the objects it controls: a subset
+ * of {@link "@kcm-ts/informer"!Lister}. Go's `appslisters.ReplicaSetLister`.
+ *
+ * @category ReplicaSet controller
+ */
+export interface ReplicaSetLister {
+  /** A view of one namespace. */
+  byNamespace(namespace: string): NamespaceLister<ReplicaSet>;
+}
+
+/**
+ * The ReplicaSet informer the controller takes: a
+ * {@link "@kcm-ts/informer"!ResourceInformer} of ReplicaSets (usually
+ * `factory.replicaSets()`) is one, and so is the ReplicationController
+ * adapter of {@link ReplicationManager}. Go's `appsinformers.ReplicaSetInformer`
+ * interface, which `NewBaseController` takes so that `NewReplicationManager`
+ * can hand it an adapter.
+ *
+ * @category ReplicaSet controller
+ */
+export interface ReplicaSetInformer {
+  /** The shared informer. */
+  informer(): ReplicaSetSharedInformer;
+  /** A lister over its cache. */
+  lister(): ReplicaSetLister;
+}
+
+/**
  * The clients the controller writes through (unscoped: it picks each
  * object's namespace), as `startReplicaSetController` hands it a clientset.
  *
@@ -124,7 +177,7 @@ export interface ReplicaSetControllerClients {
  */
 export interface ReplicaSetControllerOptions {
   /** The ReplicaSet informer, usually `factory.replicaSets()`. */
-  replicaSets: ResourceInformer<ReplicaSet>;
+  replicaSets: ReplicaSetInformer;
   /** The pod informer of the same factory, usually `factory.pods()`. */
   pods: ResourceInformer<Pod>;
   /** The clients to write through. */
@@ -143,6 +196,21 @@ export interface ReplicaSetControllerOptions {
   logger?: Logger;
   /** Writes pods; default a {@link RealPodControl} on `client.pods` and `recorder` (tests inject a fake). */
   podControl?: PodControl;
+  /**
+   * The group, version and kind of the objects controlled: what the
+   * controller writes into the references of the pods it owns and adopts,
+   * the only kind of controller reference it follows, and the kind its logs
+   * and cache-sync messages name. Default {@link replicaSetKind} (apps/v1
+   * ReplicaSet); {@link ReplicationManager} passes
+   * {@link replicationControllerKind}. Go's `gvk` argument of
+   * `NewBaseController`.
+   */
+  kind?: GroupVersionKind;
+  /**
+   * The name of the work queue. Default `replicaset`; {@link ReplicationManager}
+   * passes `replicationmanager`. Go's `queueName` argument of `NewBaseController`.
+   */
+  queueName?: string;
 }
 
 /**
@@ -204,9 +272,20 @@ function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err), { cause: err });
 }
 
-/** The ReplicaSet with its kind, so events name it even when a list left the kind out. */
-function withKind(rs: ReplicaSet): ReplicaSet {
-  return { ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' };
+/**
+ * The object with the controller's kind, so events name it even when a list
+ * left the kind out (Go's recorder finds the kind from the object's type).
+ */
+function withKind(
+  rs: ReplicaSet,
+  gvk: GroupVersionKind,
+): Omit<ReplicaSet, 'apiVersion' | 'kind'> & { apiVersion: string; kind: string } {
+  return { ...rs, apiVersion: groupVersionString(gvk), kind: gvk.kind };
+}
+
+/** Whether `gvk` is apps/v1 ReplicaSet (the controller's own kind, not one behind an adapter). */
+function isReplicaSetKind(gvk: GroupVersionKind): boolean {
+  return gvk.group === replicaSetKind.group && gvk.kind === replicaSetKind.kind;
 }
 
 /**
@@ -230,15 +309,20 @@ function withKind(rs: ReplicaSet): ReplicaSet {
  * @category ReplicaSet controller
  */
 export class ReplicaSetController {
-  /** The controller's work queue (named `replicaset`), of ReplicaSet keys. */
+  /** The controller's work queue (named `replicaset` by default), of ReplicaSet keys. */
   readonly queue: RateLimitingQueue<string>;
   /** The creations and deletions each ReplicaSet still waits to see. */
   readonly expectations: UIDTrackingControllerExpectations;
+  /**
+   * The kind it controls: {@link replicaSetKind} unless the options said
+   * otherwise. Go's embedded `schema.GroupVersionKind`.
+   */
+  readonly groupVersionKind: GroupVersionKind;
 
-  readonly #rsInformer: SharedIndexInformer<ReplicaSet>;
+  readonly #rsInformer: ReplicaSetSharedInformer;
   readonly #podInformer: SharedIndexInformer<Pod>;
-  readonly #rsLister: Lister<ReplicaSet>;
-  readonly #rsIndexer: Indexer<ReplicaSet>;
+  readonly #rsLister: ReplicaSetLister;
+  readonly #rsIndexer: Pick<Indexer<ReplicaSet>, 'byIndex' | 'getIndexers'>;
   readonly #podLister: Lister<Pod>;
   readonly #podIndexer: Indexer<Pod>;
   readonly #client: ReplicaSetControllerClients;
@@ -258,6 +342,14 @@ export class ReplicaSetController {
       throw new RangeError(`burstReplicas must be an integer >= 1, got ${String(burst)}`);
     }
     this.#burstReplicas = burst;
+    const gvk = options.kind ?? replicaSetKind;
+    if (!gvk.kind || !gvk.version) {
+      throw new TypeError(
+        `kind must name a version and a kind, got ${JSON.stringify(options.kind)}`,
+      );
+    }
+    this.groupVersionKind = gvk;
+    const queueName = options.queueName ?? 'replicaset';
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? noopLogger;
     this.#client = options.client;
@@ -273,7 +365,7 @@ export class ReplicaSetController {
       this.#logger,
     );
     this.queue = newRateLimitingQueue<string>(defaultControllerRateLimiter(this.#clock), {
-      name: 'replicaset',
+      name: queueName,
       clock: this.#clock,
     });
 
@@ -287,6 +379,11 @@ export class ReplicaSetController {
     if (!(controllerUIDIndex in this.#rsInformer.getIndexer().getIndexers())) {
       this.#rsInformer.addIndexers({
         [controllerUIDIndex]: (rs: ReplicaSet) => {
+          // Go's index function takes only apps/v1 ReplicaSet objects; behind
+          // the ReplicationController adapter it is handed the stored
+          // ReplicationControllers and indexes none of them, so an RC never
+          // finds related siblings (see getIndirectlyRelatedPods).
+          if (!isReplicaSetKind(gvk)) return [];
           const ref = getControllerOf(rs);
           return ref === undefined ? [] : [ref.uid];
         },
@@ -338,10 +435,11 @@ export class ReplicaSetController {
     // Waking the workers: a worker blocked in get() returns once the queue shuts down.
     void stopped.then(() => this.queue.shutDown());
     const log = this.#logger;
-    log.info('Starting controller', { name: 'replicaset' });
+    const controllerName = this.groupVersionKind.kind.toLowerCase();
+    log.info('Starting controller', { name: controllerName });
     try {
       const synced = await waitForNamedCacheSync(
-        'ReplicaSet',
+        this.groupVersionKind.kind,
         signal,
         [() => this.#podInformer.hasSynced(), () => this.#rsInformer.hasSynced()],
         {
@@ -355,7 +453,7 @@ export class ReplicaSetController {
     } finally {
       this.queue.shutDown();
       this.#running = false;
-      log.info('Shutting down controller', { name: 'replicaset' });
+      log.info('Shutting down controller', { name: controllerName });
     }
   }
 
@@ -414,7 +512,7 @@ export class ReplicaSetController {
       await this.#sync(key);
     } finally {
       this.#logger.v(4).info('Finished syncing', {
-        kind: 'ReplicaSet',
+        kind: this.groupVersionKind.kind,
         key,
         duration: `${this.#clock.since(start)}ms`,
       });
@@ -455,7 +553,7 @@ export class ReplicaSetController {
     const allPods = filterPodsByOwner(
       this.#podIndexer,
       rs.metadata ?? {},
-      replicaSetKind.kind,
+      this.groupVersionKind.kind,
       true,
     );
     const activePods = await this.claimPods(rs, selector, filterActivePods(allPods));
@@ -503,7 +601,7 @@ export class ReplicaSetController {
         .get(name, signal ? { signal } : {});
       if (fresh.metadata?.uid !== rs.metadata?.uid) {
         throw new Error(
-          `original ReplicaSet ${namespace}/${name} is gone: got uid ${fresh.metadata?.uid ?? ''}, wanted ${rs.metadata?.uid ?? ''}`,
+          `original ${this.groupVersionKind.kind} ${namespace}/${name} is gone: got uid ${fresh.metadata?.uid ?? ''}, wanted ${rs.metadata?.uid ?? ''}`,
         );
       }
       return fresh;
@@ -512,7 +610,7 @@ export class ReplicaSetController {
       this.#podControl,
       rs,
       selector,
-      replicaSetKind,
+      this.groupVersionKind,
       canAdopt,
       this.#logger,
     );
@@ -531,7 +629,7 @@ export class ReplicaSetController {
   async manageReplicas(activePods: readonly Pod[], rs: ReplicaSet): Promise<void> {
     const rsKey = deletionHandlingMetaNamespaceKeyFunc(rs);
     const namespace = rs.metadata?.namespace ?? '';
-    const owner = withKind(rs);
+    const owner = withKind(rs, this.groupVersionKind);
     const signal = this.#signal;
     const replicas = specReplicas(rs);
     let diff = activePods.length - replicas;
@@ -543,7 +641,7 @@ export class ReplicaSetController {
       this.#logger
         .v(2)
         .info('Too few replicas', { replicaSet: rsKey, need: replicas, creating: diff });
-      const controllerRef = newControllerRef(rs, replicaSetKind);
+      const controllerRef = newControllerRef(rs, this.groupVersionKind);
       const template = rs.spec?.template ?? {};
       const { successes, error } = await slowStartBatch(
         diff,
@@ -565,7 +663,7 @@ export class ReplicaSetController {
           .v(2)
           .info('Slow-start failure. Skipping creation of pods, decrementing expectations', {
             podsSkipped: skipped,
-            kind: 'ReplicaSet',
+            kind: this.groupVersionKind.kind,
             replicaSet: rsKey,
           });
         for (let i = 0; i < skipped; i++) this.expectations.creationObserved(rsKey);
@@ -592,7 +690,7 @@ export class ReplicaSetController {
             if (!isNotFound(err)) {
               this.#logger.v(2).info('Failed to delete pod, decremented expectations', {
                 pod: key,
-                kind: 'ReplicaSet',
+                kind: this.groupVersionKind.kind,
                 replicaSet: rsKey,
               });
               errors.push(asError(err));
@@ -691,7 +789,7 @@ export class ReplicaSetController {
    * cache under that name, and has that uid. Go's `resolveControllerRef`.
    */
   resolveControllerRef(namespace: string, ref: OwnerReference): ReplicaSet | undefined {
-    if (ref.kind !== replicaSetKind.kind) return undefined;
+    if (ref.kind !== this.groupVersionKind.kind) return undefined;
     let rs: ReplicaSet;
     try {
       rs = this.#rsLister.byNamespace(namespace).get(ref.name);
@@ -807,7 +905,7 @@ export class ReplicaSetController {
       if (!isPodReady(oldPod) && isPodReady(curPod) && minReadySeconds > 0) {
         this.#logger.v(2).info('pod will be enqueued after a while for availability check', {
           duration: minReadySeconds,
-          kind: 'ReplicaSet',
+          kind: this.groupVersionKind.kind,
           pod: podKey(oldPod),
         });
         // One more second against clock skew between the kubelet and us.

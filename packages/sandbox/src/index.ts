@@ -12,8 +12,8 @@
 export { startSandbox } from './sandbox.js';
 export type { Sandbox, SandboxClientOptions, SandboxOptions } from './sandbox.js';
 export { stopWhenLauncherExits } from './edge/launcher-watch.js';
-export { makeCertificates } from './edge/tls.js';
-export type { SandboxCertificates } from './edge/tls.js';
+export { makeCertificates, selfSignedNames } from './edge/tls.js';
+export type { CertificateNames, SandboxCertificates } from './edge/tls.js';
 export { FaultLab } from './lab/faults.js';
 export type { FailureKind, FaultFilter, RequestCounts } from './lab/faults.js';
 export { inProcessClient, inProcessMetadataClient } from './client/in-process-client.js';
@@ -24,6 +24,7 @@ export type { ResourceInfo, Subresource, Verb } from './apiserver/resources.js';
 export { podAnnotations } from './node/kubelet.js';
 // Types only: `Sandbox.registry` hands these out, and nothing outside constructs them.
 export type { Registry, RegistryOptions, WriteResult } from './apiserver/registry/store.js';
+export type { UserInfo } from './apiserver/authn.js';
 export type { CompiledSelectors } from './apiserver/registry/compiled-selector.js';
 export type { RegistryDeleteOptions } from './apiserver/registry/rest/delete.js';
 export type { Storage, StorageOptions, StoredEvent } from './apiserver/storage/storage.js';

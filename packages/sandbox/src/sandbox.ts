@@ -28,7 +28,7 @@ import { apiHandler } from './apiserver/server.js';
 import type { PartialObjectMetadata } from './apiserver/response.js';
 import { Reviewer } from './apiserver/registry/reviews.js';
 import { SimulatedNode } from './node/simulated-node.js';
-import { ensureKubernetesService } from './apiserver/registry/service/kubernetes-service.js';
+import { KubernetesServiceController } from './apiserver/registry/service/kubernetes-service.js';
 import { hostKernelVersion } from './edge/host.js';
 import { makeCertificates } from './edge/tls.js';
 import type { SandboxCertificates } from './edge/tls.js';
@@ -62,6 +62,16 @@ export interface SandboxOptions {
    * that pods go to the others. Default 0: pods stay Pending.
    */
   nodes?: number;
+  /**
+   * Who gives the simulated nodes their pod CIDRs (`spec.podCIDR`, from
+   * 10.244.0.0/16, one /24 each), the ranges their pods' addresses come
+   * from. `'sandbox'` (the default): each node registers with
+   * 10.244.N.0/24, as a kubelet started with `--pod-cidr`.
+   * `'controller-manager'`: nodes register without one and stay not Ready
+   * until kube-controller-manager's `node-ipam-controller` writes it, as
+   * in a kind cluster (`kcm-ts up` does this).
+   */
+  podCIDRs?: 'sandbox' | 'controller-manager';
   /** How long a pod's containers take to start once it can run, in ms (default 1000). Per pod: the annotation `sandbox.kcm-ts.io/start-delay`. */
   podStartDelay?: number;
   /** How long a started container takes to become ready, in ms (default 1000). Per pod: `sandbox.kcm-ts.io/ready-delay`. */
@@ -246,9 +256,53 @@ async function serve(opts: SandboxOptions, kept: DataDir | undefined): Promise<S
     await server.close();
     throw err;
   });
-  ensureKubernetesService(registry, server.port);
+  const control = await startKubernetesService(registry, server.port, opts).catch(
+    async (err: unknown) => {
+      await cluster.stop();
+      await server.close();
+      throw err;
+    },
+  );
   server.setAddress(`127.0.0.1:${server.port}`);
-  return sandboxHandle({ registry, token, components, certs, faults, server, cluster, kept });
+  return sandboxHandle({
+    registry,
+    token,
+    components,
+    certs,
+    faults,
+    server,
+    cluster: { nodes: cluster.nodes, stop: () => control.stop().then(() => cluster.stop()) },
+    kept,
+  });
+}
+
+/**
+ * Makes the `kubernetes` Service, its Endpoints and its EndpointSlice, and
+ * keeps them every 10 s on the registry's clock, as kube-apiserver's
+ * kubernetesservice controller does.
+ */
+async function startKubernetesService(
+  registry: Registry,
+  port: number,
+  opts: SandboxOptions,
+): Promise<{ stop: () => Promise<void> }> {
+  const controller = new KubernetesServiceController({
+    registry,
+    client: <T extends KubeObject>(group: string, resource: string) =>
+      inProcessClient<T>(registry, registry.resource(group, resource)),
+    clock: registry.clock,
+    port,
+    logger: opts.logger?.withName('kubernetes-service'),
+  });
+  await controller.updateKubernetesService(true);
+  const abort = new AbortController();
+  const running = controller.run(abort.signal);
+  return {
+    stop() {
+      abort.abort();
+      return running;
+    },
+  };
 }
 
 /**
@@ -417,6 +471,11 @@ async function startNodes(
   if (!Number.isInteger(count) || count < 0) {
     throw new RangeError(`nodes must be a whole number of nodes, got ${String(opts.nodes)}`);
   }
+  if (opts.podCIDRs !== undefined && !['sandbox', 'controller-manager'].includes(opts.podCIDRs)) {
+    throw new RangeError(
+      `podCIDRs must be 'sandbox' or 'controller-manager', got ${JSON.stringify(opts.podCIDRs)}`,
+    );
+  }
   if (count === 0) return { nodes: [], stop: () => Promise.resolve() };
   const abort = new AbortController();
   // Every node's informers, managers and timers listen to this one signal.
@@ -435,6 +494,7 @@ async function startNodes(
           index: i + 1,
           // kind's first node; its taint only when there are workers.
           controlPlane: i === 0 ? { taint: count > 1 } : undefined,
+          podCIDR: opts.podCIDRs === 'controller-manager' ? undefined : `10.244.${i + 1}.0/24`,
           client,
           clock,
           events,

@@ -1,7 +1,8 @@
 // Connections as kube-apiserver's Go server handles them: a client too slow
 // to send its request head is dropped, an idle kept-alive connection is
-// closed, heads up to 1 MiB are read, `bearer` counts in any case, discovery answers only GET,
-// and plain HTTP sent to the TLS port gets a 400 that says so.
+// closed, heads up to 1 MiB are read whatever their number of headers, two
+// Host headers are a 400, `bearer` counts in any case, discovery answers
+// only GET, and plain HTTP sent to the TLS port gets a 400 that says so.
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,6 +81,39 @@ describe('request heads and credentials', () => {
     await closed;
     expect(received()).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     expect(received()).toMatch(/\r\n\r\n431 Request Header Fields Too Large$/);
+  });
+
+  it('refuses a request with two Host headers, in any letter case, as Go’s readRequest does', async () => {
+    sandbox = await startSandbox({ insecureHttp: true });
+    for (const second of ['Host: y', 'host: x']) {
+      const { socket, received, closed } = rawConnection(sandbox.port);
+      socket.write(
+        `GET ${CMS} HTTP/1.1\r\nHost: x\r\n${second}\r\nAuthorization: Bearer ${sandbox.token}\r\n\r\n`,
+      );
+      await closed;
+      expect(received()).toBe(
+        'HTTP/1.1 400 Bad Request: too many Host headers\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request: too many Host headers',
+      );
+    }
+  });
+
+  it('reads every header of a head under 1 MiB, however many: Authorization after 2,500 others still counts', async () => {
+    sandbox = await startSandbox({ insecureHttp: true });
+    const many = Array.from({ length: 2_500 }, (_, i) => `X-Filler-${i}: v\r\n`).join('');
+    const { socket, received, closed } = rawConnection(sandbox.port);
+    socket.write(
+      `GET ${CMS} HTTP/1.1\r\nHost: x\r\n${many}Authorization: Bearer ${sandbox.token}\r\nConnection: close\r\n\r\n`,
+    );
+    await closed;
+    expect(received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*"kind":"ConfigMapList"/);
+    // Past 1 MiB of them, the whole request is refused with 431, never cut short.
+    const tooMany = Array.from({ length: 80_000 }, (_, i) => `X-Filler-${i}: v\r\n`).join('');
+    const big = rawConnection(sandbox.port);
+    big.socket.write(
+      `GET ${CMS} HTTP/1.1\r\nHost: x\r\n${tooMany}Authorization: Bearer ${sandbox.token}\r\n\r\n`,
+    );
+    await big.closed;
+    expect(big.received()).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
   });
 
   it('takes the bearer scheme in any letter case, and nothing else', async () => {

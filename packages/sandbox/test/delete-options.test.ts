@@ -55,6 +55,10 @@ describe('DELETE options that do not decode', () => {
       'json: cannot unmarshal number 1.5 into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
     ],
     [
+      { gracePeriodSeconds: 1e300 },
+      'json: cannot unmarshal number 1e+300 into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
+    ],
+    [
       { gracePeriodSeconds: '0' },
       'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
     ],

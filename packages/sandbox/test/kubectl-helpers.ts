@@ -34,6 +34,8 @@ export function kubectlRunner(kubeconfig: string, dir: string): KubectlRunner {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
+      // kubectl may exit before reading its stdin: its exit code says what happened.
+      child.stdin.on('error', () => {});
       child.stdin.end(opts.input ?? '');
     });
   const ok = async (args: string[], opts: { input?: string } = {}): Promise<string> => {

@@ -557,6 +557,44 @@ describe('list', () => {
     ).toBe(true);
   });
 
+  it('answers 410 for a continue token naming a revision not reached yet, 400 for an rv that is no int64', () => {
+    const { registry, cms } = seed();
+    const forged = (rv: unknown) =>
+      btoa(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: 'default/a' }));
+    const current = registry.storage.currentRevision();
+    // Etcd's own answer would be a 500 (required revision is a future revision).
+    const future = caught(() =>
+      registry.list(cms, '', { limit: 1, continue: forged(current + 1) }),
+    );
+    expect(future).toMatchObject({ code: 410, reason: 'Expired' });
+    expect(future.message).toBe(
+      `The provided continue parameter names resourceVersion ${current + 1}, which this server has not reached (its current resourceVersion is ${current}), so it cannot continue that list. You can start a new list without the continue parameter.`,
+    );
+    for (const [rv, literal] of [
+      [1e300, '1e+300'],
+      [1.5, '1.5'],
+      [2 ** 64, '18446744073709552000'],
+    ] as const) {
+      expect(
+        caught(() => registry.list(cms, '', { limit: 1, continue: forged(rv) })),
+      ).toMatchObject({
+        code: 400,
+        message: `continue key is not valid: json: cannot unmarshal number ${literal} into Go struct field continueToken.rv of type int64`,
+      });
+    }
+    // The literal as the token spells it, as Go quotes it.
+    const spelled = btoa('{"v":"meta.k8s.io/v1","rv":1E300,"start":"default/a"}');
+    expect(caught(() => registry.list(cms, '', { limit: 1, continue: spelled })).message).toContain(
+      'cannot unmarshal number 1E300 into',
+    );
+    // A token of the current revision still reads.
+    expect(
+      registry
+        .list(cms, '', { limit: 1, continue: forged(current) })
+        .items.map((o) => o.metadata?.name),
+    ).toEqual(['a']);
+  });
+
   it('answers 504 for a resourceVersion the server has not reached, and 400 for bad parameters', () => {
     const { registry, cms } = seed();
     const status = caught(() => registry.list(cms, '', { resourceVersion: '999999' }));

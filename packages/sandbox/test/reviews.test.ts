@@ -1,7 +1,8 @@
 // TokenReview and SubjectAccessReview, as a component with delegated
 // authentication and authorization calls them: the sandbox's token is the
-// admin (kind's kubernetes-admin, in kubeadm:cluster-admins), allowed everything; anything else is not
-// authenticated or not allowed, with kube-apiserver's answer shapes.
+// admin (kind's kubernetes-admin, in kubeadm:cluster-admins, which kubeadm's
+// binding makes a cluster-admin); others are not authenticated, or are
+// decided by RBAC, with kube-apiserver's answer shapes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/index.js';
 import type { Sandbox } from '../src/index.js';
@@ -98,17 +99,22 @@ describe('TokenReview', () => {
 });
 
 describe('SubjectAccessReview', () => {
-  it('allows system:masters, kubeadm:cluster-admins and the admin, and no one else, saying why', async () => {
+  it('allows system:masters and kubeadm:cluster-admins, decides others by RBAC, saying why', async () => {
     const attrs = { resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } };
     const admin = await call(sandbox, 'POST', SARS, {
       body: sar({ ...attrs, user: 'kubernetes-admin', groups: ['kubeadm:cluster-admins'] }),
     });
     expect(admin.status).toBe(201);
-    expect(admin.json().status).toEqual({ allowed: true });
+    expect(admin.json().status).toEqual({
+      allowed: true,
+      reason:
+        'RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole "cluster-admin" to Group "kubeadm:cluster-admins"',
+    });
+    // The user name alone has no binding, as in a kind cluster.
     const byName = await call(sandbox, 'POST', SARS, {
       body: sar({ ...attrs, user: 'kubernetes-admin' }),
     });
-    expect(byName.json().status).toEqual({ allowed: true });
+    expect(byName.json().status).toEqual({ allowed: false });
     const master = await call(sandbox, 'POST', SARS, {
       body: sar({
         nonResourceAttributes: { path: '/metrics', verb: 'get' },
@@ -124,11 +130,21 @@ describe('SubjectAccessReview', () => {
       }),
     });
     expect(other.status).toBe(201);
-    expect(other.json().status.allowed).toBe(false);
-    expect(other.json().status.reason).toBe(
-      'the kcm-ts sandbox grants access only to the groups system:masters and kubeadm:cluster-admins and the user kubernetes-admin',
-    );
+    expect(other.json().status).toEqual({ allowed: false });
     expect(other.json().spec.user).toBe('system:serviceaccount:default:x');
+    // Discovery is anyone's who is authenticated (system:discovery).
+    const discovery = await call(sandbox, 'POST', SARS, {
+      body: sar({
+        nonResourceAttributes: { path: '/apis/apps/v1', verb: 'get' },
+        user: 'system:serviceaccount:default:x',
+        groups: ['system:authenticated'],
+      }),
+    });
+    expect(discovery.json().status).toEqual({
+      allowed: true,
+      reason:
+        'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"',
+    });
   });
 
   it('refuses an invalid review with kube-apiserver’s field errors', async () => {
@@ -155,9 +171,16 @@ describe('SubjectAccessReview', () => {
 });
 
 describe('discovery and the in-process client', () => {
-  it('lists both resources, create-only, in legacy and aggregated discovery', async () => {
+  it('lists the reviews, create-only, in legacy and aggregated discovery', async () => {
     const authn = (await call(sandbox, 'GET', '/apis/authentication.k8s.io/v1')).json();
     expect(authn.resources).toEqual([
+      {
+        name: 'selfsubjectreviews',
+        singularName: 'selfsubjectreview',
+        namespaced: false,
+        kind: 'SelfSubjectReview',
+        verbs: ['create'],
+      },
       {
         name: 'tokenreviews',
         singularName: 'tokenreview',
@@ -167,7 +190,12 @@ describe('discovery and the in-process client', () => {
       },
     ]);
     const authz = (await call(sandbox, 'GET', '/apis/authorization.k8s.io/v1')).json();
-    expect(authz.resources[0]).toMatchObject({ name: 'subjectaccessreviews', verbs: ['create'] });
+    expect(authz.resources.map((r: { name: string }) => r.name)).toEqual([
+      'localsubjectaccessreviews',
+      'selfsubjectaccessreviews',
+      'subjectaccessreviews',
+    ]);
+    expect(authz.resources[2]).toMatchObject({ name: 'subjectaccessreviews', verbs: ['create'] });
     const groups = (await call(sandbox, 'GET', '/apis'))
       .json()
       .groups.map((g: { name: string }) => g.name);

@@ -161,6 +161,74 @@ describe('watch', () => {
     );
   });
 
+  // TestValidateListOptions (apimachinery's internalversion/validation):
+  // the watch rows, as 422 Invalid against ListOptions.meta.k8s.io.
+  it.each([
+    [
+      { resourceVersion: '1', resourceVersionMatch: 'NotOlderThan' },
+      [
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      ],
+    ],
+    [
+      { resourceVersionMatch: 'Exact', sendInitialEvents: true, allowWatchBookmarks: true },
+      [
+        'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        'resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"',
+      ],
+    ],
+    [
+      { sendInitialEvents: false },
+      [
+        'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      ],
+    ],
+    [
+      {
+        resourceVersionMatch: 'NotOlderThan',
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        continue: 'x',
+      },
+      [
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      ],
+    ],
+  ] as const)('refuses the watch options %j with 422', (opts, causes) => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    let err: unknown;
+    try {
+      registry.watch(cms, 'default', { ...opts });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 422, reason: 'Invalid' });
+    const status = err as { message: string; details: { kind: string; causes: object[] } };
+    expect(status.details.kind).toBe('ListOptions');
+    expect(
+      (status.details.causes as { field: string; message: string }[]).map(
+        (c) => `${c.field}: ${c.message}`,
+      ),
+    ).toEqual(causes);
+    expect(status.message).toMatch(/^ListOptions\.meta\.k8s\.io "" is invalid: /);
+  });
+
+  it('takes sendInitialEvents=false with NotOlderThan: a plain watch from the resourceVersion', async () => {
+    const { registry } = newRegistry();
+    const cms = registry.resource('', 'configmaps');
+    registry.create(cms, 'default', configMap('a'));
+    const rv = String(registry.storage.currentRevision());
+    const watch = registry.watch(cms, 'default', {
+      resourceVersion: rv,
+      resourceVersionMatch: 'NotOlderThan',
+      sendInitialEvents: false,
+    });
+    registry.create(cms, 'default', configMap('b'));
+    expect(summary(await drain(watch, 1))).toEqual([`ADDED b@${Number(rv) + 1}`]);
+    watch.stop();
+  });
+
   it('ends iteration when stopped, leaving no timers behind', async () => {
     const { registry, clock } = newRegistry();
     const cms = registry.resource('', 'configmaps');

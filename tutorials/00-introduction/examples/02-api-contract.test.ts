@@ -91,7 +91,7 @@ describe('the kubectl steps of the chapter', () => {
         '-o',
         'jsonpath={.metadata.resourceVersion}',
       );
-      expect(rv.stdout).toBe('6');
+      expect(rv.stdout).toBe('23');
     } finally {
       await sandbox.stop();
       await rm(dir, { recursive: true, force: true });

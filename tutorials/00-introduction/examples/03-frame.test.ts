@@ -13,9 +13,9 @@ it('starts the controllers kcm-ts implements and passes over the rest, as StartC
   expect(started.find((d) => d.name === names.endpointSliceController)?.init).toBe(
     'startEndpointSliceController',
   );
-  // Fifteen started; of the thirty-five passed over, twenty-eight are not in kcm-ts.
-  expect(started).toHaveLength(15);
-  expect(list.filter((d) => d.skipped === 'not in kcm-ts')).toHaveLength(28);
+  // Twenty-three started; of the twenty-seven passed over, twenty are not in kcm-ts.
+  expect(started).toHaveLength(23);
+  expect(list.filter((d) => d.skipped === 'not in kcm-ts')).toHaveLength(20);
   expect(list.find((d) => d.name === 'service-lb-controller')?.skipped).toBe('cloud provider');
   expect(list.find((d) => d.name === 'bootstrap-signer-controller')?.skipped).toBe(
     'disabled by default',

@@ -32,12 +32,13 @@ it('decides --controllers as IsControllerEnabled does, and run() starts exactly 
   ]);
 
   // run() starts an implemented controller exactly when it is enabled (all
-  // fifteen, not only the columns shown); the bootstrap signer is enabled but
-  // not implemented, so nothing starts for it.
+  // twenty-three, not only the columns shown), except the node IPAM
+  // controller, which starts only with --allocate-node-cidrs; the bootstrap
+  // signer is enabled but not implemented, so nothing starts for it.
   const off = new Set(controllersDisabledByDefault());
   for (const o of outcomes.filter((x) => x.enabled)) {
-    const implemented = Object.keys(implementedControllers).filter((name) =>
-      isControllerEnabled(name, off, o.canonical!),
+    const implemented = Object.keys(implementedControllers).filter(
+      (name) => name !== 'node-ipam-controller' && isControllerEnabled(name, off, o.canonical!),
     );
     expect([...o.started!].sort(), o.flag).toEqual(implemented.sort());
     columns.forEach((name, i) => {

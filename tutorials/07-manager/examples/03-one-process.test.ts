@@ -10,13 +10,16 @@ it('runs every controller on one informer factory, each with its own client, rat
   const controller = (name: string) => map.controllers.find((c) => c.name === name)!;
 
   // One factory: every informer the controllers asked for is listed once,
-  // however many controllers share it (pods feed ten, nodes five, Jobs
-  // three, ReplicaSets two).
+  // however many controllers share it (pods feed thirteen, nodes five,
+  // Services, namespaces, Jobs and ReplicaSets three).
   expect(map.sharedInformers).toEqual([
+    'clusterroles.rbac.authorization.k8s.io',
+    'configmaps',
     'controllerrevisions.apps',
     'cronjobs.batch',
     'daemonsets.apps',
     'deployments.apps',
+    'endpoints',
     'endpointslices.discovery.k8s.io',
     'jobs.batch',
     'leases.coordination.k8s.io',
@@ -24,8 +27,11 @@ it('runs every controller on one informer factory, each with its own client, rat
     'nodes',
     'persistentvolumeclaims',
     'persistentvolumes',
+    'poddisruptionbudgets.policy',
     'pods',
     'replicasets.apps',
+    'replicationcontrollers',
+    'serviceaccounts',
     'services',
     'statefulsets.apps',
   ]);
@@ -78,6 +84,35 @@ it('runs every controller on one informer factory, each with its own client, rat
     'persistentvolumes',
   ]);
   expect(controller('taint-eviction-controller').informers).toEqual(['pods', 'nodes']);
+  expect(controller('endpoints-controller').informers).toEqual(['pods', 'services', 'endpoints']);
+  expect(controller('endpointslice-mirroring-controller').informers).toEqual([
+    'endpoints',
+    'endpointslices.discovery.k8s.io',
+    'services',
+  ]);
+  expect(controller('replicationcontroller-controller').informers).toEqual([
+    'replicationcontrollers',
+    'pods',
+  ]);
+  expect(controller('serviceaccount-controller').informers).toEqual([
+    'serviceaccounts',
+    'namespaces',
+  ]);
+  expect(controller('disruption-controller').informers).toEqual([
+    'pods',
+    'poddisruptionbudgets.policy',
+    'replicationcontrollers',
+    'replicasets.apps',
+    'deployments.apps',
+    'statefulsets.apps',
+  ]);
+  expect(controller('clusterrole-aggregation-controller').informers).toEqual([
+    'clusterroles.rbac.authorization.k8s.io',
+  ]);
+  expect(controller('root-ca-certificate-publisher-controller').informers).toEqual([
+    'configmaps',
+    'namespaces',
+  ]);
 
   // The garbage collector watches every deletable resource the server lists,
   // but events, through informers of its own that keep metadata only.
@@ -93,8 +128,9 @@ it('runs every controller on one informer factory, each with its own client, rat
   // Each controller writes as itself, within its own token bucket:
   // --kube-api-qps 20 and --kube-api-burst 30, the collector's QPS doubled,
   // the namespace controller's QPS ×20 and burst ×100, as core.go sets them;
-  // the pod garbage collector's client is pod-garbage-collector, as upstream
-  // names it.
+  // the pod garbage collector's client is pod-garbage-collector, the
+  // endpoints controller's endpoint-controller, and so on, as upstream
+  // names them.
   expect(
     map.controllers.map((u) => [
       u.name,
@@ -102,20 +138,27 @@ it('runs every controller on one informer factory, each with its own client, rat
       u.clients.map((n) => [client(n).qps, client(n).burst]),
     ]),
   ).toEqual([
+    ['endpoints-controller', ['endpoint-controller'], [[20, 30]]],
     ['endpointslice-controller', ['endpointslice-controller'], [[20, 30]]],
+    ['endpointslice-mirroring-controller', ['endpointslicemirroring-controller'], [[20, 30]]],
+    ['replicationcontroller-controller', ['replication-controller'], [[20, 30]]],
     ['pod-garbage-collector-controller', ['pod-garbage-collector'], [[20, 30]]],
     ['namespace-controller', ['namespace-controller'], [[400, 3000]]],
+    ['serviceaccount-controller', ['service-account-controller'], [[20, 30]]],
     ['garbage-collector-controller', ['generic-garbage-collector'], [[40, 30]]],
     ['daemonset-controller', ['daemon-set-controller'], [[20, 30]]],
     ['job-controller', ['job-controller'], [[20, 30]]],
     ['deployment-controller', ['deployment-controller'], [[20, 30]]],
     ['replicaset-controller', ['replicaset-controller'], [[20, 30]]],
+    ['disruption-controller', ['disruption-controller'], [[20, 30]]],
     ['statefulset-controller', ['statefulset-controller'], [[20, 30]]],
     ['cronjob-controller', ['cronjob-controller'], [[20, 30]]],
     ['node-lifecycle-controller', ['node-controller'], [[20, 30]]],
+    ['clusterrole-aggregation-controller', ['clusterrole-aggregation-controller'], [[20, 30]]],
     ['persistentvolumeclaim-protection-controller', ['pvc-protection-controller'], [[20, 30]]],
     ['persistentvolume-protection-controller', ['pv-protection-controller'], [[20, 30]]],
     ['ttl-after-finished-controller', ['ttl-after-finished-controller'], [[20, 30]]],
+    ['root-ca-certificate-publisher-controller', ['root-ca-cert-publisher'], [[20, 30]]],
     ['taint-eviction-controller', ['taint-eviction-controller'], [[20, 30]]],
   ]);
   expect(client('replicaset-controller').requests.get('pods')).toEqual(new Set(['create']));
@@ -129,9 +172,13 @@ it('runs every controller on one informer factory, each with its own client, rat
 
   // The queues each controller made, named as their metrics are labelled.
   expect(map.controllers.map((u) => u.queues)).toEqual([
+    ['endpoint'],
     ['endpoint_slice'],
+    ['endpoint_slice_mirroring'],
+    ['replicationmanager'],
     ['orphaned_pods_nodes'],
     ['namespace'],
+    ['serviceaccount'],
     [
       'garbage_collector_attempt_to_delete',
       'garbage_collector_attempt_to_orphan',
@@ -141,12 +188,15 @@ it('runs every controller on one informer factory, each with its own client, rat
     ['job', 'job_orphan_pod'],
     ['deployment'],
     ['replicaset'],
+    ['disruption', 'disruption_recheck', 'stale_pod_disruption'],
     ['statefulset'],
     ['cronjob'],
     ['node_lifecycle_controller', 'node_lifecycle_controller_pods'],
+    ['ClusterRoleAggregator'],
     ['pvcprotection'],
     ['pvprotection'],
     ['ttl_jobs_to_delete'],
+    ['root_ca_cert_publisher'],
     ['noexec_taint_node', 'noexec_taint_pod'],
   ]);
 

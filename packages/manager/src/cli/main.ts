@@ -10,10 +10,11 @@ import { createClient, newDiscoveryClient } from '@kcm-ts/client';
 import { LeaderElectionLostError } from '@kcm-ts/leader-election';
 import { startSandbox, stopWhenLauncherExits, type Sandbox } from '@kcm-ts/sandbox';
 import { run } from '../controller-manager.js';
+import { clusterCABundle } from '../certificates.js';
 import { newManagerMetrics } from '../metrics/prometheus.js';
 import { isControllerEnabled, names } from '../controller-descriptors.js';
 import { newLogger } from '../logging/logger.js';
-import { FlagError, flagUsages, parseFlags, type FlagSpec } from './flags.js';
+import { FlagError, flagUsages, parseFlags, type FlagSpec, type FlagValue } from './flags.js';
 import { completeOptions, controllerManagerFlags, type CommandOptions } from './options.js';
 
 const version = '0.1.0';
@@ -148,7 +149,14 @@ async function controllerManager(argv: string[]): Promise<void> {
     return;
   }
   const logger = newLogger({ format: options.loggingFormat, verbosity: options.verbosity });
-  const client = createClient(options.kubeconfig);
+  let client: ReturnType<typeof createClient>;
+  try {
+    client = createClient(options.kubeconfig);
+  } catch (err) {
+    // A missing or malformed kubeconfig is the user's to fix: one line, no stack.
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
   const discovery = newDiscoveryClient(client.kubeconfig);
   const signal = stopSignal(() => logger.info('Shutting down'));
   await run(
@@ -158,6 +166,7 @@ async function controllerManager(argv: string[]): Promise<void> {
         source: client,
         discovery,
         host: new URL(client.kubeconfig.getCurrentCluster()?.server ?? 'https://unknown').host,
+        rootCA: clusterCABundle(client.kubeconfig.getCurrentCluster()),
         healthz: (s) => discovery.healthz(s),
       },
       version,
@@ -165,6 +174,22 @@ async function controllerManager(argv: string[]): Promise<void> {
     },
     signal,
   );
+}
+
+/**
+ * The flags kind gives its kube-controller-manager, where the user gave
+ * none: node CIDRs from 10.244.0.0/16 with the Services' range
+ * (the sandbox's 10.96.0.0/12) kept out.
+ */
+function withUpDefaults(values: ReadonlyMap<string, unknown>): Map<string, FlagValue> {
+  const out = new Map(values as ReadonlyMap<string, FlagValue>);
+  const fallback = (name: string, value: FlagValue) => {
+    if (!out.has(name)) out.set(name, value);
+  };
+  fallback('allocate-node-cidrs', true);
+  fallback('cluster-cidr', '10.244.0.0/16');
+  fallback('service-cluster-ip-range', '10.96.0.0/12');
+  return out;
 }
 
 async function up(argv: string[]): Promise<void> {
@@ -175,7 +200,11 @@ async function up(argv: string[]): Promise<void> {
     values = parsed.values;
     if (parsed.args.length > 0)
       throw new FlagError(`"kcm-ts up" takes no arguments, got ${JSON.stringify(parsed.args)}`);
-    options = completeOptions(parsed.values);
+    options = completeOptions(withUpDefaults(parsed.values));
+    // With --port 0 the manager's secure port is a free one too, so that
+    // clusters run side by side.
+    if (parsed.values.get('port') === 0 && !parsed.values.has('secure-port'))
+      options.config.secureServing.securePort = 'random';
   } catch (err) {
     if (err instanceof FlagError) fail('up', err.message);
     throw err;
@@ -215,6 +244,9 @@ async function up(argv: string[]): Promise<void> {
     config.generic.controllers,
   );
 
+  const nodeIpam =
+    config.kubeCloudShared.allocateNodeCIDRs &&
+    isControllerEnabled(names.nodeIpamController, new Set(), config.generic.controllers);
   let sandbox: Sandbox;
   try {
     sandbox = await startSandbox({
@@ -224,6 +256,9 @@ async function up(argv: string[]): Promise<void> {
       ...(values.get('insecure-http') === true ? { insecureHttp: true } : {}),
       ...(historyWindow !== undefined ? { historyWindow } : {}),
       finishNamespaces: !namespaceController,
+      // With the node IPAM controller giving nodes their pod CIDRs, the
+      // nodes wait for it, as a kind cluster's do.
+      podCIDRs: nodeIpam ? 'controller-manager' : 'sandbox',
       logger,
     });
   } catch (err) {
@@ -264,6 +299,7 @@ async function up(argv: string[]): Promise<void> {
               source: client,
               discovery,
               host: new URL(sandbox.url).host,
+              rootCA: clusterCABundle(client.kubeconfig.getCurrentCluster()),
               healthz: (s) => discovery.healthz(s),
             },
             version,

@@ -3,7 +3,7 @@
 // it composes: generic, leader election, secure serving, authorization,
 // replicaset, deployment, job, cronjob, ttl-after-finished, podgc, kube-cloud
 // shared (--node-monitor-period), node lifecycle, garbage collector,
-// namespace, logs), and how they
+// namespace, service account (--root-ca-file), logs), and how they
 // become the completed configuration (options.Config, ApplyTo, Validate).
 import {
   canonicalControllers,
@@ -89,6 +89,105 @@ export const controllerManagerFlags: readonly FlagSpec[] = [
     defaultText: formatDuration(d.endpointSliceController.endpointUpdatesBatchPeriod),
     valueName: 'duration',
     help: "How long pod changes are gathered before a Service's EndpointSlices are written: fewer writes, later endpoints.",
+  },
+  {
+    name: 'concurrent-endpoint-syncs',
+    kind: 'int',
+    defaultText: String(d.endpointController.concurrentEndpointSyncs),
+    valueName: 'int32',
+    help: 'How many Services may have their Endpoints synced at once.',
+  },
+  {
+    name: 'endpoint-updates-batch-period',
+    kind: 'duration',
+    defaultText: formatDuration(d.endpointController.endpointUpdatesBatchPeriod),
+    valueName: 'duration',
+    help: "How long pod changes are gathered before a Service's Endpoints are written: fewer writes, later endpoints.",
+  },
+  {
+    name: 'mirroring-concurrent-service-endpoint-syncs',
+    kind: 'int',
+    defaultText: String(d.endpointSliceMirroringController.mirroringConcurrentServiceEndpointSyncs),
+    valueName: 'int32',
+    help: 'How many Services may have their custom Endpoints mirrored to EndpointSlices at once (1 to 50).',
+  },
+  {
+    name: 'mirroring-max-endpoints-per-subset',
+    kind: 'int',
+    defaultText: String(d.endpointSliceMirroringController.mirroringMaxEndpointsPerSubset),
+    valueName: 'int32',
+    help: 'The most addresses of one Endpoints subset mirrored into EndpointSlices (1 to 1000).',
+  },
+  {
+    name: 'mirroring-endpointslice-updates-batch-period',
+    kind: 'duration',
+    defaultText: formatDuration(
+      d.endpointSliceMirroringController.mirroringEndpointUpdatesBatchPeriod,
+    ),
+    valueName: 'duration',
+    help: 'How long Endpoints changes are gathered before they are mirrored.',
+  },
+  {
+    name: 'concurrent-rc-syncs',
+    kind: 'int',
+    defaultText: String(d.replicationController.concurrentRCSyncs),
+    valueName: 'int32',
+    help: 'How many ReplicationControllers may be synced at once.',
+  },
+  {
+    name: 'allocate-node-cidrs',
+    kind: 'bool',
+    defaultText: String(d.kubeCloudShared.allocateNodeCIDRs),
+    help: 'Give each node a pod CIDR from --cluster-cidr (the node-ipam-controller).',
+  },
+  {
+    name: 'cluster-cidr',
+    kind: 'string',
+    defaultText: d.kubeCloudShared.clusterCIDR,
+    valueName: 'string',
+    help: "The pods' range, such as 10.244.0.0/16; two of different IP families, comma-separated, for dual stack.",
+  },
+  {
+    name: 'cidr-allocator-type',
+    kind: 'string',
+    defaultText: d.kubeCloudShared.cidrAllocatorType,
+    valueName: 'string',
+    help: 'How node CIDRs are given: RangeAllocator (CloudAllocator needs a cloud provider, which kcm-ts has not).',
+  },
+  {
+    name: 'service-cluster-ip-range',
+    kind: 'string',
+    defaultText: d.nodeIPAMController.serviceCIDR,
+    valueName: 'string',
+    help: "The Services' range, kept out of the nodes' pod CIDRs when the two overlap.",
+  },
+  {
+    name: 'secondary-service-cluster-ip-range',
+    kind: 'string',
+    defaultText: d.nodeIPAMController.secondaryServiceCIDR,
+    valueName: 'string',
+    help: "The other IP family's Services range, for dual stack.",
+  },
+  {
+    name: 'node-cidr-mask-size',
+    kind: 'int',
+    defaultText: String(d.nodeIPAMController.nodeCIDRMaskSize),
+    valueName: 'int32',
+    help: "The prefix length of each node's CIDR in a single-stack cluster (0: 24 for IPv4, 64 for IPv6).",
+  },
+  {
+    name: 'node-cidr-mask-size-ipv4',
+    kind: 'int',
+    defaultText: String(d.nodeIPAMController.nodeCIDRMaskSizeIPv4),
+    valueName: 'int32',
+    help: "The prefix length of each node's IPv4 CIDR (0: 24).",
+  },
+  {
+    name: 'node-cidr-mask-size-ipv6',
+    kind: 'int',
+    defaultText: String(d.nodeIPAMController.nodeCIDRMaskSizeIPv6),
+    valueName: 'int32',
+    help: "The prefix length of each node's IPv6 CIDR (0: 64).",
   },
   {
     name: 'concurrent-job-syncs',
@@ -193,6 +292,13 @@ export const controllerManagerFlags: readonly FlagSpec[] = [
     defaultText: formatDuration(d.namespaceController.namespaceSyncPeriod),
     valueName: 'duration',
     help: 'How often the namespace controller looks at every namespace again.',
+  },
+  {
+    name: 'root-ca-file',
+    kind: 'string',
+    defaultText: '',
+    valueName: 'string',
+    help: "A PEM CA bundle to publish as ca.crt in every namespace's kube-root-ca.crt ConfigMap, instead of the CA the manager's kubeconfig trusts.",
   },
   {
     name: 'leader-elect',
@@ -379,6 +485,46 @@ export function completeOptions(values: ReadonlyMap<string, FlagValue>): Command
   es.maxEndpointsPerSlice = maxPerSlice ?? es.maxEndpointsPerSlice;
   es.endpointUpdatesBatchPeriod =
     get<number>('endpointslice-updates-batch-period') ?? es.endpointUpdatesBatchPeriod;
+  const ep = config.endpointController;
+  ep.concurrentEndpointSyncs =
+    positive('concurrent-endpoint-syncs', 1) ?? ep.concurrentEndpointSyncs;
+  ep.endpointUpdatesBatchPeriod =
+    get<number>('endpoint-updates-batch-period') ?? ep.endpointUpdatesBatchPeriod;
+  const mirror = config.endpointSliceMirroringController;
+  const within = (name: string, min: number, max: number): number | undefined => {
+    const v = get<number>(name);
+    if (v !== undefined && (v < min || v > max))
+      errors.push(`--${name} must be from ${min} to ${max}, got ${v}`);
+    return v;
+  };
+  mirror.mirroringConcurrentServiceEndpointSyncs =
+    within('mirroring-concurrent-service-endpoint-syncs', 1, 50) ??
+    mirror.mirroringConcurrentServiceEndpointSyncs;
+  mirror.mirroringMaxEndpointsPerSubset =
+    within('mirroring-max-endpoints-per-subset', 1, 1000) ?? mirror.mirroringMaxEndpointsPerSubset;
+  mirror.mirroringEndpointUpdatesBatchPeriod =
+    get<number>('mirroring-endpointslice-updates-batch-period') ??
+    mirror.mirroringEndpointUpdatesBatchPeriod;
+  config.replicationController.concurrentRCSyncs =
+    positive('concurrent-rc-syncs', 1) ?? config.replicationController.concurrentRCSyncs;
+  const shared = config.kubeCloudShared;
+  shared.allocateNodeCIDRs = get<boolean>('allocate-node-cidrs') ?? shared.allocateNodeCIDRs;
+  shared.clusterCIDR = get<string>('cluster-cidr') ?? shared.clusterCIDR;
+  shared.cidrAllocatorType = get<string>('cidr-allocator-type') ?? shared.cidrAllocatorType;
+  if (!['RangeAllocator', 'CloudAllocator'].includes(shared.cidrAllocatorType)) {
+    errors.push(
+      `--cidr-allocator-type must be RangeAllocator or CloudAllocator, got ${JSON.stringify(shared.cidrAllocatorType)}`,
+    );
+  }
+  const ipam = config.nodeIPAMController;
+  ipam.serviceCIDR = get<string>('service-cluster-ip-range') ?? ipam.serviceCIDR;
+  ipam.secondaryServiceCIDR =
+    get<string>('secondary-service-cluster-ip-range') ?? ipam.secondaryServiceCIDR;
+  ipam.nodeCIDRMaskSize = within('node-cidr-mask-size', 0, 128) ?? ipam.nodeCIDRMaskSize;
+  ipam.nodeCIDRMaskSizeIPv4 =
+    within('node-cidr-mask-size-ipv4', 0, 32) ?? ipam.nodeCIDRMaskSizeIPv4;
+  ipam.nodeCIDRMaskSizeIPv6 =
+    within('node-cidr-mask-size-ipv6', 0, 128) ?? ipam.nodeCIDRMaskSizeIPv6;
   config.jobController.concurrentJobSyncs =
     positive('concurrent-job-syncs', 1) ?? config.jobController.concurrentJobSyncs;
   config.cronJobController.concurrentCronJobSyncs =
@@ -409,6 +555,7 @@ export function completeOptions(values: ReadonlyMap<string, FlagValue>): Command
     config.namespaceController.concurrentNamespaceSyncs;
   config.namespaceController.namespaceSyncPeriod =
     get<number>('namespace-sync-period') ?? config.namespaceController.namespaceSyncPeriod;
+  config.saController.rootCAFile = get<string>('root-ca-file') ?? config.saController.rootCAFile;
 
   l.leaderElect = get<boolean>('leader-elect') ?? l.leaderElect;
   l.leaseDuration = get<number>('leader-elect-lease-duration') ?? l.leaseDuration;

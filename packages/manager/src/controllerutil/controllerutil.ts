@@ -13,6 +13,7 @@ import {
   newControllerRef,
   parseGroupVersion,
   realClock,
+  semanticDeepEqual,
   type Clock,
   type GroupVersionKind,
   type KubeObject,
@@ -240,21 +241,24 @@ export async function createOrUpdate<T extends KubeObject>(
   if (!name) throw new Error('createOrUpdate needs an object with metadata.name');
   const ns = obj.metadata?.namespace;
   const c = ns && client.namespace !== ns ? client.inNamespace(ns) : client;
+  const signal = opts.signal ? { signal: opts.signal } : {};
   return retryOnConflict(async () => {
     let current: T;
     try {
-      current = await c.get(name, { ...(opts.signal ? { signal: opts.signal } : {}) });
+      current = await c.get(name, signal);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       const fresh = structuredClone(obj);
       await mutateChecked(fresh, mutate);
-      return { result: 'created' as const, object: await c.create(fresh) };
+      return { result: 'created' as const, object: await c.create(fresh, signal) };
     }
-    const before = JSON.stringify(current);
+    // Compared as the API compares (key order, empty and absent alike), so
+    // a server that sorts map keys does not cause a write every time.
+    const before = structuredClone(current);
     await mutateChecked(current, mutate);
-    if (JSON.stringify(current) === before)
+    if (semanticDeepEqual(current, before))
       return { result: 'unchanged' as const, object: current };
-    return { result: 'updated' as const, object: await c.update(current) };
+    return { result: 'updated' as const, object: await c.update(current, signal) };
   }, opts);
 }
 

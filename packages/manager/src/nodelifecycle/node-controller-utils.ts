@@ -378,14 +378,15 @@ export function recordNodeEvent(
 
 /**
  * Records that a node's status changed to `newStatus` (such as
- * `NodeNotReady`): `Node <name> status is now: <newStatus>`. Go's
- * `RecordNodeStatusChange`.
+ * `NodeNotReady`): `Node <name> status is now: <newStatus>`, a Normal
+ * event unless `eventType` says Warning. Go's `RecordNodeStatusChange`.
  */
 export function recordNodeStatusChange(
   recorder: EventRecorder,
   logger: Logger,
   node: Node,
   newStatus: string,
+  eventType: 'Normal' | 'Warning' = 'Normal',
 ): void {
   const name = node.metadata?.name ?? '';
   logger
@@ -393,7 +394,7 @@ export function recordNodeStatusChange(
     .info('Recording status change event message for node', { status: newStatus, node: name });
   recorder.event(
     nodeRef(name, node.metadata?.uid),
-    'Normal',
+    eventType,
     newStatus,
     `Node ${name} status is now: ${newStatus}`,
   );

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isStatusError, newInternalError, type StatusError } from '@kcm-ts/apimachinery';
-import { makeCertificates } from '@kcm-ts/sandbox';
+import { makeCertificates, selfSignedNames } from '@kcm-ts/sandbox';
 import type { Registry } from 'prom-client';
 import type { DelegatingAuth } from './delegated-auth.js';
 import type { MutableHealthChecks } from './healthz.js';
@@ -106,6 +106,8 @@ function sendText(
 }
 
 function sendStatus(res: ServerResponse, err: StatusError): void {
+  const retryAfter = err.toStatus().details?.retryAfterSeconds;
+  if (retryAfter) res.setHeader('Retry-After', String(retryAfter));
   sendText(res, err.code || 500, JSON.stringify(err.toStatus()), 'application/json');
 }
 
@@ -115,7 +117,9 @@ function sendStatus(res: ServerResponse, err: StatusError): void {
  * @category Endpoints
  */
 export async function serveSecurely(opts: SecureServingOptions): Promise<SecureServer> {
-  const made = opts.certificate ? undefined : makeCertificates();
+  // Named as kube-controller-manager names its own self-signed pair.
+  const now = new Date();
+  const made = opts.certificate ? undefined : makeCertificates(now, 365, selfSignedNames(now));
   const pair = opts.certificate ?? { cert: made!.cert, key: made!.key };
   const server: Server = createServer(pair, (req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -136,7 +140,7 @@ export async function serveSecurely(opts: SecureServingOptions): Promise<SecureS
     const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
     if (opts.auth) {
       try {
-        await opts.auth.check(req.headers.authorization, path);
+        await opts.auth.check(req.headers.authorization, path, req.socket.remoteAddress ?? '');
       } catch (err) {
         if (isStatusError(err)) return sendStatus(res, err);
         throw err;

@@ -334,7 +334,9 @@ describe('GarbageCollector lifecycle', () => {
       '/v1/persistentvolumeclaims',
       '/v1/persistentvolumes',
       '/v1/pods',
+      '/v1/replicationcontrollers',
       '/v1/secrets',
+      '/v1/serviceaccounts',
       '/v1/services',
       'apps/v1/controllerrevisions',
       'apps/v1/daemonsets',
@@ -345,6 +347,11 @@ describe('GarbageCollector lifecycle', () => {
       'batch/v1/jobs',
       'coordination.k8s.io/v1/leases',
       'discovery.k8s.io/v1/endpointslices',
+      'policy/v1/poddisruptionbudgets',
+      'rbac.authorization.k8s.io/v1/clusterrolebindings',
+      'rbac.authorization.k8s.io/v1/clusterroles',
+      'rbac.authorization.k8s.io/v1/rolebindings',
+      'rbac.authorization.k8s.io/v1/roles',
       'storage.k8s.io/v1/storageclasses',
     ]);
     const cms = h.client('', 'configmaps');

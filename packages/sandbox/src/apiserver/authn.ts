@@ -20,6 +20,10 @@ export interface UserInfo {
   username: string;
   /** The groups, `system:authenticated` last. */
   groups: string[];
+  /** The user's UID, when the authenticator knows one (a service account's). */
+  uid?: string;
+  /** Further facts about the user, such as a token's credential ID. */
+  extra?: Record<string, string[]>;
 }
 
 /** The user the sandbox's token authenticates as: kind's admin. */

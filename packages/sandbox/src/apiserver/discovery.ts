@@ -36,6 +36,9 @@ function subresourceKind(
 ): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
   if (sub === 'binding') return { group: '', version: '', kind: 'Binding' };
+  if (sub === 'eviction') return { group: 'policy', version: 'v1', kind: 'Eviction' };
+  if (sub === 'token')
+    return { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
   if (sub === 'exec') return { group: '', version: '', kind: 'PodExecOptions' };
   if (sub === 'attach') return { group: '', version: '', kind: 'PodAttachOptions' };
   if (sub === 'portforward') return { group: '', version: '', kind: 'PodPortForwardOptions' };
@@ -44,7 +47,7 @@ function subresourceKind(
 
 function subresourceVerbs(sub: string): string[] {
   if (sub === 'finalize') return ['update'];
-  if (sub === 'binding') return ['create'];
+  if (sub === 'binding' || sub === 'eviction' || sub === 'token') return ['create'];
   if (sub === 'log') return ['get'];
   if (sub === 'exec' || sub === 'attach' || sub === 'portforward') return ['create', 'get'];
   return ['get', 'patch', 'update'];

@@ -21,7 +21,16 @@ export type Verb =
  * @category Resources
  */
 export type Subresource =
-  'status' | 'scale' | 'finalize' | 'binding' | 'log' | 'exec' | 'attach' | 'portforward';
+  | 'status'
+  | 'scale'
+  | 'finalize'
+  | 'binding'
+  | 'eviction'
+  | 'log'
+  | 'exec'
+  | 'attach'
+  | 'portforward'
+  | 'token';
 
 /**
  * One resource the sandbox serves: what discovery says about it. The
@@ -109,7 +118,7 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   info(builtin.pods, {
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['attach', 'binding', 'exec', 'log', 'portforward', 'status'],
+    subresources: ['attach', 'binding', 'eviction', 'exec', 'log', 'portforward', 'status'],
   }),
   info(builtin.configMaps, { shortNames: ['cm'] }),
   info(builtin.secrets),
@@ -125,6 +134,12 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   info(builtin.endpoints, { shortNames: ['ep'] }),
   info(builtin.persistentVolumeClaims, { shortNames: ['pvc'], subresources: ['status'] }),
   info(builtin.persistentVolumes, { shortNames: ['pv'], subresources: ['status'] }),
+  info(builtin.replicationControllers, {
+    shortNames: ['rc'],
+    categories: ['all'],
+    subresources: ['scale', 'status'],
+  }),
+  info(builtin.serviceAccounts, { shortNames: ['sa'], subresources: ['token'] }),
   info(builtin.deployments, {
     shortNames: ['deploy'],
     categories: ['all'],
@@ -146,13 +161,30 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   info(builtin.cronJobs, { shortNames: ['cj'], categories: ['all'], subresources: ['status'] }),
   info(builtin.endpointSlices),
   info(builtin.leases),
+  info(builtin.podDisruptionBudgets, { shortNames: ['pdb'], subresources: ['status'] }),
+  info(builtin.clusterRoleBindings),
+  info(builtin.clusterRoles),
+  info(builtin.roleBindings),
+  info(builtin.roles),
   info(builtin.storageClasses, { shortNames: ['sc'] }),
   info(builtin.eventsV1, { shortNames: ['ev'], storage: 'events' }),
   // Reviews are answered, never stored (storage ''): see reviews.ts.
+  info(own('authentication.k8s.io/v1', 'selfsubjectreviews', 'SelfSubjectReview', false), {
+    verbs: ['create'],
+    storage: '',
+  }),
   info(own('authentication.k8s.io/v1', 'tokenreviews', 'TokenReview', false), {
     verbs: ['create'],
     storage: '',
   }),
+  info(
+    own('authorization.k8s.io/v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
+    { verbs: ['create'], storage: '' },
+  ),
+  info(
+    own('authorization.k8s.io/v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false),
+    { verbs: ['create'], storage: '' },
+  ),
   info(own('authorization.k8s.io/v1', 'subjectaccessreviews', 'SubjectAccessReview', false), {
     verbs: ['create'],
     storage: '',

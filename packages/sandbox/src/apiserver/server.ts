@@ -21,7 +21,10 @@ import {
 import type { FaultLab } from '../lab/faults.js';
 import type { Registry } from './registry/store.js';
 import type { Verb } from './resources.js';
-import { TokenAuthenticator, type StaticToken } from './authn.js';
+import { TokenAuthenticator, bearerToken, type StaticToken, type UserInfo } from './authn.js';
+import { forbidden } from './authorization/authorizer.js';
+import { impersonate } from './authorization/impersonation.js';
+import type { Attributes } from './authorization/rbac.js';
 import { defaultInFlightLimits, isLongRunning, sendTooManyRequests } from './inflight.js';
 import { PriorityAndFairness } from './flowcontrol/priority-and-fairness.js';
 import { listSeats, minimumSeats } from './flowcontrol/work-estimator.js';
@@ -174,10 +177,32 @@ export function apiHandler(
   // paths, authentication, the request timeout, priority and fairness.
   async function filters(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
     if (servePublic(req, res, target)) return;
-    const user = authn.authenticateHeader(req.headers.authorization);
-    if (!user) return send(res, 401, newUnauthorized('Unauthorized').toStatus());
+    const token = bearerToken(req.headers.authorization);
+    // A ServiceAccount token is checked first: with no static token set,
+    // the static authenticator takes every request as the admin's.
+    const account =
+      token === undefined
+        ? undefined
+        : registry.serviceAccountTokens.authenticate(token, registry.clock.now());
+    const authenticated: UserInfo | undefined = account
+      ? {
+          username: account.username,
+          groups: account.groups,
+          uid: account.uid ?? '',
+          ...(account.extra ? { extra: account.extra } : {}),
+        }
+      : authn.authenticateToken(token);
+    if (!authenticated) return send(res, 401, newUnauthorized('Unauthorized').toStatus());
+    // The sandbox's own identities keep every right, impersonating included.
+    const privileged = account === undefined;
+    const acting = impersonate(authenticated, req.headers, (attrs) =>
+      privileged ? { allowed: true, reason: '' } : registry.authorize(attrs),
+    );
+    const user = acting.user;
+    const checked = privileged && !acting.impersonated ? undefined : user;
     const info = requestInfo(req.method ?? 'GET', target);
-    if (isLongRunning(info.verb, info.subresource || undefined)) return handle(req, res, target);
+    if (isLongRunning(info.verb, info.subresource || undefined))
+      return handle(req, res, target, user, checked);
     timeOut(req, res, target.query, requestTimeout);
     const classification = apf.classify({ user, ...info });
     const seats =
@@ -203,10 +228,23 @@ export function apiHandler(
     }
     if (res.destroyed) return admission.finish();
     res.once('close', admission.finish);
-    return handle(req, res, target);
+    return handle(req, res, target, user, checked);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
+  // `checked` is the user RBAC decides for (a ServiceAccount or someone
+  // impersonated); undefined for the sandbox's own identities.
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: Target,
+    user: UserInfo,
+    checked: UserInfo | undefined,
+  ): Promise<void> {
+    if (checked) {
+      const attrs = authorizationAttributes(checked, req.method ?? 'GET', target);
+      const decision = registry.authorize(attrs);
+      if (!decision.allowed) throw forbidden(attrs, decision.reason);
+    }
     if (target.segments.includes('')) throw notFoundPath();
     if (target.path === '/debug/api_priority_and_fairness/dump_priority_levels') {
       if (req.method !== 'GET') return methodNotAllowed(req, res, target.query);
@@ -215,7 +253,7 @@ export function apiHandler(
       return;
     }
     if (serveDiscovery(req, res, target, opts.serverAddress)) return;
-    const base = routeResource(req, res, target, registry);
+    const base = { ...routeResource(req, res, target, registry), user };
     if (opts.faults) {
       const { group, resource } = base.info;
       await opts.faults.beforeRequest(base.verb as Verb, { group, resource }, base.name ?? '');
@@ -235,6 +273,27 @@ export function apiHandler(
     } catch (err) {
       fail(req, res, err, target?.query);
     }
+  };
+}
+
+/**
+ * The authorizer's attributes of a request (authorization.go,
+ * GetAuthorizerAttributes over RequestInfo); a namespace's own requests
+ * are in that namespace, as RequestInfo puts them.
+ */
+function authorizationAttributes(user: UserInfo, method: string, target: Target): Attributes {
+  const info = requestInfo(method, target);
+  const ownNamespace = info.apiGroup === '' && info.resource === 'namespaces' && info.name !== '';
+  return {
+    user,
+    verb: info.verb,
+    resourceRequest: info.isResourceRequest,
+    namespace: ownNamespace ? info.name : info.namespace,
+    apiGroup: info.apiGroup,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
+    path: info.path,
   };
 }
 
@@ -384,7 +443,7 @@ function routeResource(
   res: ServerResponse,
   target: Target,
   registry: Registry,
-): Omit<RequestScope, 'output' | 'ctx' | 'encoding' | 'reply'> {
+): Omit<RequestScope, 'output' | 'ctx' | 'encoding' | 'reply' | 'user'> {
   const { segments, query } = target;
   const method = req.method ?? 'GET';
   const r: Route | 'unknown' | undefined = route(segments);

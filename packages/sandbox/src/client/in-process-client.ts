@@ -126,7 +126,28 @@ class InProcessClient<T extends KubeObject> implements ResourceClient<T> {
     );
   }
 
+  /**
+   * Creates an object; as client-go's typed `EvictV1` and `CreateToken` do
+   * through their subresources, a policy Eviction given to the pods client
+   * evicts the pod it names, and a TokenRequest given to the serviceaccounts
+   * client issues a token for the account it names. Both answer what the
+   * subresource answers (a Status; the TokenRequest with its status).
+   */
   create(obj: T, opts: CreateOptions = {}): Promise<T> {
+    const name = obj.metadata?.name ?? '';
+    if (this.info.storage === 'pods' && obj.kind === 'Eviction') {
+      return this.call('create', name, opts.signal, () =>
+        this.registry.evictPod(this.ns(obj), name, obj, opts.dryRun ? { dryRun: 'All' } : {}),
+      ) as unknown as Promise<T>;
+    }
+    if (this.info.storage === 'serviceaccounts' && obj.kind === 'TokenRequest') {
+      return this.call(
+        'create',
+        name,
+        opts.signal,
+        () => this.registry.createServiceAccountToken(this.ns(obj), name, obj) as T,
+      );
+    }
     return this.call(
       'create',
       '',

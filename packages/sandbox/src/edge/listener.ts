@@ -8,7 +8,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { serveConnectionErrors, serverLimits } from './connections.js';
+import { refuseMalformedHead, serveConnectionErrors, serverLimits } from './connections.js';
 import { guardAgainstPlainHttp } from './plain-http.js';
 
 /** A listening socket that can be closed and opened again on the same port. */
@@ -35,9 +35,12 @@ export function createListener(
   opts: ListenerOptions,
 ): Listener {
   const limits = serverLimits(opts);
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!refuseMalformedHead(req, res)) handler(req, res);
+  };
   const server: Server = opts.tls
-    ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key, ...limits }, handler)
-    : createHttpServer(limits, handler);
+    ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key, ...limits }, serve)
+    : createHttpServer(limits, serve);
   serveConnectionErrors(server);
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {

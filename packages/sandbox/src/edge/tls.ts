@@ -33,6 +33,10 @@ function keyPair(): {
   };
 }
 
+// node-forge reads a field's `valueTagClass` as the ASN.1 type of its value;
+// its type declarations call it a tag class.
+const utf8String = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
+
 function serial(): string {
   // A positive serial number: clear the top bit of the first byte.
   const bytes = randomBytes(16);
@@ -41,10 +45,35 @@ function serial(): string {
 }
 
 /**
- * Makes a CA and a serving certificate for 127.0.0.1 and localhost, valid
- * from `now` for `days` days (default 365).
+ * The common names of the CA and the serving certificate. The sandbox's are
+ * `kcm-ts-sandbox-ca` and `kcm-ts-sandbox`; a component serving on its own
+ * (the controller manager's secure port) names them as client-go's
+ * `GenerateSelfSignedCertKey` does, `localhost-ca@<unix time>` and
+ * `localhost@<unix time>`, so that its CA is never taken for the cluster's.
  */
-export function makeCertificates(now: Date = new Date(), days = 365): SandboxCertificates {
+export interface CertificateNames {
+  /** The CA's common name (subject and issuer). */
+  ca: string;
+  /** The serving certificate's common name. */
+  serving: string;
+}
+
+/** The names client-go's GenerateSelfSignedCertKey gives a self-signed pair made at `now`. */
+export function selfSignedNames(now: Date = new Date()): CertificateNames {
+  const seconds = Math.floor(now.getTime() / 1000);
+  return { ca: `localhost-ca@${seconds}`, serving: `localhost@${seconds}` };
+}
+
+/**
+ * Makes a CA and a serving certificate for 127.0.0.1 and localhost, valid
+ * from `now` for `days` days (default 365), named as `names` says (the
+ * sandbox's names by default).
+ */
+export function makeCertificates(
+  now: Date = new Date(),
+  days = 365,
+  names: CertificateNames = { ca: 'kcm-ts-sandbox-ca', serving: 'kcm-ts-sandbox' },
+): SandboxCertificates {
   const notBefore = new Date(now.getTime() - 60_000);
   const notAfter = new Date(now.getTime() + days * 86_400_000);
 
@@ -54,7 +83,10 @@ export function makeCertificates(now: Date = new Date(), days = 365): SandboxCer
   caCert.serialNumber = serial();
   caCert.validity.notBefore = notBefore;
   caCert.validity.notAfter = notAfter;
-  const caName = [{ name: 'commonName', value: 'kcm-ts-sandbox-ca' }];
+  // A UTF8String, as Go writes names: `@` (in client-go's
+  // `localhost-ca@<time>`) is not allowed in node-forge's default
+  // PrintableString, and Go's parser refuses such a certificate.
+  const caName = [{ name: 'commonName', value: names.ca, valueTagClass: utf8String }];
   caCert.setSubject(caName);
   caCert.setIssuer(caName);
   caCert.setExtensions([
@@ -70,7 +102,7 @@ export function makeCertificates(now: Date = new Date(), days = 365): SandboxCer
   cert.serialNumber = serial();
   cert.validity.notBefore = notBefore;
   cert.validity.notAfter = notAfter;
-  cert.setSubject([{ name: 'commonName', value: 'kcm-ts-sandbox' }]);
+  cert.setSubject([{ name: 'commonName', value: names.serving, valueTagClass: utf8String }]);
   cert.setIssuer(caName);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false },

@@ -44,6 +44,7 @@ import type { ConfigProblem } from './container-config.js';
 import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
 import { fullImageName, imageTag } from './images.js';
+import type { PodIPAllocator } from './pod-ips.js';
 import { containerStatus, podConditions, waiting } from './pod-status.js';
 
 /**
@@ -100,6 +101,13 @@ interface ContainerState {
   lastTermination?: Termination | undefined;
 }
 
+/**
+ * The runtime's network condition before the node has a pod CIDR, in the
+ * words a kind node's kubelet reports until kindnet has configured CNI.
+ */
+export const networkNotReadyMessage =
+  'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
+
 /** What the kubelet remembers about one pod between syncs. */
 interface PodState {
   uid: string;
@@ -131,8 +139,8 @@ export interface KubeletOptions {
   client: <T extends KubeObject>(group: string, resource: string) => ResourceClient<T>;
   clock: Clock;
   events: EventRecorder;
-  /** The first three octets of this node's pod IPs, such as `10.244.1`. */
-  podSubnet: string;
+  /** Gives pods addresses from the node's pod CIDR; has no range until the node has one. */
+  podIPs: PodIPAllocator;
   hostIP: string;
   podStartDelay: number;
   podReadyDelay: number;
@@ -157,8 +165,9 @@ export class SimulatedKubelet {
   readonly #states = new Map<string, PodState>();
   /** The pods to sync, now or later: the pod workers' work queue (pkg/kubelet/pod_workers.go). */
   readonly #queue: DelayingQueue<string>;
-  #nextIP = 2;
   #stopped = false;
+  /** Pods told that the network is not ready yet, so the event is recorded once. */
+  readonly #waitingForNetwork = new Set<string>();
   /** Stopped by the fault lab: pods are not synced; the keys due meanwhile wait here. */
   #paused = false;
   readonly #deferred = new Set<string>();
@@ -265,9 +274,24 @@ export class SimulatedKubelet {
     if (!this.#stopped) this.#queue.addAfter(key, Math.max(0, ms));
   }
 
+  /**
+   * The pod's address: the node's for a host-network pod; the one it
+   * already reports, after a restart, when still free; else the next one of
+   * the node's range. Undefined while the node has no pod CIDR.
+   */
+  #podIP(key: string, pod: Pod): string | undefined {
+    if (pod.spec?.hostNetwork) return this.#opts.hostIP;
+    const ips = this.#opts.podIPs;
+    const reported = pod.status?.podIP;
+    if (reported && ips.range !== '' && ips.reserve(key, reported)) return reported;
+    return ips.allocate(key);
+  }
+
   #forget(key: string): void {
+    this.#waitingForNetwork.delete(key);
     const state = this.#states.get(key);
     if (state === undefined) return;
+    this.#opts.podIPs.release(key);
     this.#secrets.unregisterPod(state.pod);
     this.#configMaps.unregisterPod(state.pod);
     this.#opts.logs.forget(state.uid);
@@ -299,11 +323,31 @@ export class SimulatedKubelet {
     const now = this.#opts.clock.now();
     let state = this.#states.get(key);
     if (state === undefined) {
+      const podIP = this.#podIP(key, pod);
+      if (podIP === undefined) {
+        // No pod CIDR on the node yet (the controller manager's
+        // node-ipam-controller gives it): the network plugin cannot set up
+        // the pod's sandbox, so the kubelet waits, as syncPod does while
+        // the runtime's network is not ready.
+        if (!this.#waitingForNetwork.has(key)) {
+          this.#waitingForNetwork.add(key);
+          this.#opts.events.record(pod, {
+            type: 'Warning',
+            reason: 'NetworkNotReady',
+            message: `network is not ready: ${networkNotReadyMessage}`,
+            component: 'kubelet',
+            host: this.#opts.nodeName,
+          });
+        }
+        this.#after(key, 1_000);
+        return;
+      }
+      this.#waitingForNetwork.delete(key);
       state = {
         uid,
         pod,
         startTime: formatTime(now),
-        podIP: `${this.#opts.podSubnet}.${this.#nextIP++}`,
+        podIP,
         started: false,
         containers: new Map(),
         pullFailures: 0,

@@ -16,8 +16,9 @@ import {
 import type { Node, NodeCondition, Taint } from 'kubernetes-types/core/v1.js';
 import type { ContainerLogs } from './container-logs.js';
 import type { EventRecorder } from './events.js';
-import { SimulatedKubelet } from './kubelet.js';
+import { SimulatedKubelet, networkNotReadyMessage } from './kubelet.js';
 import { NodeLease } from './node-lease.js';
+import { PodIPAllocator } from './pod-ips.js';
 
 /**
  * How often the kubelet looks at its node's status (nodeStatusUpdateFrequency,
@@ -57,6 +58,14 @@ export interface SimulatedNodeOptions {
    * `process` and can run in a browser page.
    */
   kernelVersion: string;
+  /**
+   * The node's pod CIDR, set when it registers, as a kubelet started with
+   * `--pod-cidr` (the sandbox alone gives each node one). Unset: the node
+   * registers without one and waits, not Ready, until the controller
+   * manager's `node-ipam-controller` writes `spec.podCIDR` (kind's
+   * `--allocate-node-cidrs`).
+   */
+  podCIDR?: string | undefined;
 }
 
 /** The labels the kubelet keeps on its node (updateDefaultLabels): hostname, OS and architecture. */
@@ -106,14 +115,13 @@ function nodeObject(opts: SimulatedNodeOptions, now: number): Node {
       },
     },
     spec: {
-      podCIDR: `10.244.${index}.0/24`,
-      podCIDRs: [`10.244.${index}.0/24`],
+      ...(opts.podCIDR ? { podCIDR: opts.podCIDR, podCIDRs: [opts.podCIDR] } : {}),
       ...(taints.length > 0 ? { taints } : {}),
     },
     status: {
       capacity: { ...nodeCapacity },
       allocatable: { ...nodeCapacity },
-      conditions: nodeConditions(formatTime(now)),
+      conditions: nodeConditions(formatTime(now), opts.podCIDR !== undefined),
       addresses: [
         { type: 'InternalIP', address: `172.18.0.${index + 1}` },
         { type: 'Hostname', address: name },
@@ -135,8 +143,12 @@ function nodeObject(opts: SimulatedNodeOptions, now: number): Node {
   };
 }
 
-/** A healthy node's conditions (setNodeStatus's condition setters), all as of `time`. */
-function nodeConditions(time: string): NodeCondition[] {
+/**
+ * A healthy node's conditions (setNodeStatus's condition setters), all as
+ * of `time`; not Ready, with the runtime's reason, while its network is not
+ * (no pod CIDR yet).
+ */
+function nodeConditions(time: string, networkReady: boolean): NodeCondition[] {
   const condition = (type: string, status: string, reason: string, message: string) => ({
     type,
     status,
@@ -159,7 +171,9 @@ function nodeConditions(time: string): NodeCondition[] {
       'KubeletHasSufficientPID',
       'kubelet has sufficient PID available',
     ),
-    condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+    networkReady
+      ? condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')
+      : condition('Ready', 'False', 'KubeletNotReady', networkNotReadyMessage),
   ];
 }
 
@@ -168,8 +182,12 @@ function nodeConditions(time: string): NodeCondition[] {
  * lastTransitionTime it had when its status is the same (setNodeReadyCondition
  * and the other condition setters).
  */
-function reportedConditions(previous: readonly NodeCondition[], time: string): NodeCondition[] {
-  return nodeConditions(time).map((c) => {
+function reportedConditions(
+  previous: readonly NodeCondition[],
+  time: string,
+  networkReady: boolean,
+): NodeCondition[] {
+  return nodeConditions(time, networkReady).map((c) => {
     const old = previous.find((p) => p.type === c.type);
     return old?.status === c.status && old.lastTransitionTime
       ? { ...c, lastTransitionTime: old.lastTransitionTime }
@@ -186,6 +204,7 @@ export class SimulatedNode {
   readonly #opts: SimulatedNodeOptions;
   readonly #kubelet: SimulatedKubelet;
   readonly #lease: NodeLease;
+  readonly #podIPs = new PodIPAllocator();
   #lastReport = -Infinity;
   #stopped = false;
 
@@ -193,13 +212,14 @@ export class SimulatedNode {
     this.name = opts.name;
     this.#opts = opts;
     this.#lease = new NodeLease({ name: opts.name, client: opts.client, clock: opts.clock });
+    if (opts.podCIDR) this.#podIPs.setRange(opts.podCIDR);
     this.#kubelet = new SimulatedKubelet(
       {
         nodeName: opts.name,
         client: opts.client,
         clock: opts.clock,
         events: opts.events,
-        podSubnet: `10.244.${opts.index}`,
+        podIPs: this.#podIPs,
         hostIP: `172.18.0.${opts.index + 1}`,
         podStartDelay: opts.podStartDelay,
         podReadyDelay: opts.podReadyDelay,
@@ -231,9 +251,14 @@ export class SimulatedNode {
         node = await nodes.update({ ...node, metadata: { ...node.metadata, labels } });
       }
     }
+    this.#learnPodCIDR(node);
     const status = {
       ...wanted.status!,
-      conditions: reportedConditions(node.status?.conditions ?? [], formatTime(clock.now())),
+      conditions: reportedConditions(
+        node.status?.conditions ?? [],
+        formatTime(clock.now()),
+        this.#networkReady,
+      ),
     };
     await nodes.updateStatus({ ...node, status });
     this.#lastReport = clock.now();
@@ -251,13 +276,62 @@ export class SimulatedNode {
     this.#lastReport = now;
     const nodes = client<Node>('', 'nodes');
     const node = await nodes.get(name);
-    const conditions = reportedConditions(node.status?.conditions ?? [], formatTime(now));
+    this.#learnPodCIDR(node);
+    const conditions = reportedConditions(
+      node.status?.conditions ?? [],
+      formatTime(now),
+      this.#networkReady,
+    );
     await nodes.patchStatus(name, { type: 'strategic', body: { status: { conditions } } });
+  }
+
+  /** Whether pods can get addresses: the node has its pod CIDR. */
+  get #networkReady(): boolean {
+    return this.#podIPs.range !== '';
+  }
+
+  /** Takes pod addresses from the node's `spec.podCIDR` once it has one (kindnet reads it the same way). */
+  #learnPodCIDR(node: Node): void {
+    const cidr = node.spec?.podCIDR;
+    if (!cidr || this.#podIPs.range !== '') return;
+    try {
+      this.#podIPs.setRange(cidr);
+    } catch (err) {
+      this.#opts.logger?.error(err, 'Cannot use the node pod CIDR', { node: node.metadata?.name });
+    }
+  }
+
+  /**
+   * Until the node has a pod CIDR, looks every 100 ms and reports Ready as
+   * soon as it does: the kubelet's fastStatusUpdateOnce, which polls this
+   * often until the node can be Ready.
+   */
+  #waitForPodCIDR(signal: AbortSignal): void {
+    if (this.#networkReady) return;
+    const { client, clock, name } = this.#opts;
+    const nodes = client<Node>('', 'nodes');
+    let busy = false;
+    const ticker = clock.newTicker(100, () => {
+      if (busy || this.#stopped || signal.aborted) return;
+      busy = true;
+      void nodes
+        .get(name)
+        .then(async (node) => {
+          this.#learnPodCIDR(node);
+          if (!this.#networkReady) return;
+          ticker.stop();
+          await this.#reportStatus(true);
+        })
+        .catch(() => {})
+        .finally(() => (busy = false));
+    });
+    signal.addEventListener('abort', () => ticker.stop(), { once: true });
   }
 
   /** Runs the kubelet, the status reports and the heartbeat until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     this.#lease.start(signal);
+    this.#waitForPodCIDR(signal);
     const ticker = this.#opts.clock.newTicker(nodeStatusUpdateFrequency, () => {
       if (!this.#stopped) void this.#reportStatus().catch(() => {});
     });

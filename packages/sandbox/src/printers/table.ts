@@ -11,6 +11,8 @@ import { leasePrinter } from './leases.js';
 import { namespacePrinter } from './namespaces.js';
 import { nodePrinter } from './nodes.js';
 import { podPrinter } from './pods.js';
+import { podDisruptionBudgetPrinter } from './policy.js';
+import { roleBindingPrinter, rolePrinter, serviceAccountPrinter } from './rbac.js';
 import { servicePrinter } from './services.js';
 import {
   persistentVolumeClaimPrinter,
@@ -24,6 +26,7 @@ import {
   daemonSetPrinter,
   deploymentPrinter,
   replicaSetPrinter,
+  replicationControllerPrinter,
   statefulSetPrinter,
 } from './workloads.js';
 
@@ -39,6 +42,13 @@ const printers: ReadonlyMap<string, Printer> = new Map([
   ['/endpoints', endpointsPrinter],
   ['/persistentvolumeclaims', persistentVolumeClaimPrinter],
   ['/persistentvolumes', persistentVolumePrinter],
+  ['/replicationcontrollers', replicationControllerPrinter],
+  ['/serviceaccounts', serviceAccountPrinter],
+  ['policy/poddisruptionbudgets', podDisruptionBudgetPrinter],
+  ['rbac.authorization.k8s.io/roles', rolePrinter],
+  ['rbac.authorization.k8s.io/clusterroles', rolePrinter],
+  ['rbac.authorization.k8s.io/rolebindings', roleBindingPrinter],
+  ['rbac.authorization.k8s.io/clusterrolebindings', roleBindingPrinter],
   ['apps/deployments', deploymentPrinter],
   ['apps/replicasets', replicaSetPrinter],
   ['apps/daemonsets', daemonSetPrinter],

@@ -1,5 +1,6 @@
-// `kubectl get deployments`, `replicasets`, `daemonsets`, `statefulsets` and
-// `controllerrevisions`: printers.go, printDeployment, printReplicaSet,
+// `kubectl get deployments`, `replicasets`, `replicationcontrollers`,
+// `daemonsets`, `statefulsets` and `controllerrevisions`: printers.go,
+// printDeployment, printReplicaSet, printReplicationController,
 // printDaemonSet, printStatefulSet, printControllerRevision and
 // layoutContainerCells.
 import type { KubeObject } from '@kcm-ts/apimachinery';
@@ -10,7 +11,7 @@ import type {
   ReplicaSet,
   StatefulSet,
 } from 'kubernetes-types/apps/v1.js';
-import type { Container } from 'kubernetes-types/core/v1.js';
+import type { Container, ReplicationController } from 'kubernetes-types/core/v1.js';
 import { translateTimestampSince } from './duration.js';
 import {
   ageColumn,
@@ -103,6 +104,32 @@ function formatLabels(labels: Readonly<Record<string, string>> | undefined): str
   if (keys.length === 0) return '<none>';
   return keys.map((k) => `${k}=${labels?.[k] ?? ''}`).join(',');
 }
+
+function printReplicationController(obj: KubeObject, now: number): PrintedRow {
+  const rc = obj as ReplicationController;
+  const { names, images } = layoutContainerCells(rc.spec?.template?.spec?.containers);
+  return {
+    cells: [
+      rc.metadata?.name ?? '',
+      rc.spec?.replicas ?? 0,
+      rc.status?.replicas ?? 0,
+      rc.status?.readyReplicas ?? 0,
+      translateTimestampSince(rc.metadata?.creationTimestamp, now),
+      names,
+      images,
+      formatLabels(rc.spec?.selector),
+    ],
+  };
+}
+
+/**
+ * ReplicationControllers: the ReplicaSet columns (Name, Desired, Current,
+ * Ready, Age; wide: Containers, Images, Selector), the selector a label map.
+ */
+export const replicationControllerPrinter: Printer = {
+  columns: replicaSetColumns,
+  print: printReplicationController,
+};
 
 const daemonSetColumns = [
   nameColumn,

@@ -14,5 +14,8 @@ export async function createResource(scope: RequestScope): Promise<void> {
   const { req, res, query, info, registry } = scope;
   const body = decodeObjectBody(req, await readBody(req), info);
   validateFields(res, query, apiVersionOf(info), info.kind, body);
-  scope.reply(201, registry.create(info, scope.namespace, body, writeOptions(query)));
+  scope.reply(
+    201,
+    registry.create(info, scope.namespace, body, { ...writeOptions(query), user: scope.user }),
+  );
 }

@@ -21,6 +21,7 @@ import { ProtobufDecodeError, decodeProtobufObject } from '../protobuf/decode.js
 import type { NegotiatedOutput } from '../negotiation.js';
 import type { TransformContext } from '../response.js';
 import type { Encoding } from './writers.js';
+import type { UserInfo } from '../authn.js';
 
 /**
  * One resource request once routed: what rest.go's RequestScope and the
@@ -37,6 +38,8 @@ export interface RequestScope {
   query: URLSearchParams;
   /** The API verb, as RequestInfo names it. */
   verb: string;
+  /** Who the request acts as (after impersonation). */
+  user: UserInfo;
   /** The negotiated output and how it is encoded. */
   output: NegotiatedOutput;
   ctx: TransformContext;

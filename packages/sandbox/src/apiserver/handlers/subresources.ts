@@ -19,12 +19,15 @@ import {
   type ObjectScope,
 } from './rest.js';
 import { send } from './writers.js';
+import { isObj } from '../unstructured.js';
 
 /** The subresources served here, by name. */
 const handlers: Record<string, (scope: ObjectScope) => Promise<void> | void> = {
   scale: serveScale,
   binding: serveBinding,
+  eviction: serveEviction,
   finalize: serveFinalize,
+  token: serveToken,
 };
 
 /**
@@ -62,6 +65,37 @@ async function serveBinding(scope: ObjectScope): Promise<void> {
   validateFields(res, query, 'v1', 'Binding', body);
   // BindingREST answers a Status, which no output transformation applies to.
   send(res, 201, scope.registry.bindPod(scope.namespace, scope.name, body), scope.encoding);
+}
+
+async function serveEviction(scope: ObjectScope): Promise<void> {
+  const { req, res, query, info } = scope;
+  if (req.method !== 'POST') throw verbNotAllowed(scope.verb, info);
+  const body = decodeObjectBody(req, await readBody(req), { ...info, kind: 'Eviction' });
+  const apiVersion =
+    isObj(body) && body.apiVersion === 'policy/v1beta1' ? 'policy/v1beta1' : 'policy/v1';
+  validateFields(res, query, apiVersion, 'Eviction', body);
+  const dryRun = writeOptions(query).dryRun;
+  // The create handler writes the Status it is given with 201, whatever its code.
+  const status = scope.registry.evictPod(
+    scope.namespace,
+    scope.name,
+    body,
+    dryRun ? { dryRun } : {},
+  );
+  send(res, 201, status, scope.encoding);
+}
+
+async function serveToken(scope: ObjectScope): Promise<void> {
+  const { req, res, query, info } = scope;
+  if (req.method !== 'POST') throw verbNotAllowed(scope.verb, info);
+  const body = decodeObjectBody(req, await readBody(req), { ...info, kind: 'TokenRequest' });
+  validateFields(res, query, 'authentication.k8s.io/v1', 'TokenRequest', body);
+  send(
+    res,
+    201,
+    scope.registry.createServiceAccountToken(scope.namespace, scope.name, body),
+    scope.encoding,
+  );
 }
 
 async function serveFinalize(scope: ObjectScope): Promise<void> {

@@ -19,7 +19,7 @@ const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
 const root = protobuf.Root.fromJSON(schema);
 const envelope = root.lookupType(schema.envelope);
-const lists = new Set<string>(schema.lists as string[]);
+const lists = new Set<string>(schema.lists);
 const inline = new Set<string>(schema.inline);
 const omitZero = new Set<string>(schema.omitZero);
 const kinds: Record<string, string> = schema.kinds;

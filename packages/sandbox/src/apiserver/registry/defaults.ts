@@ -4,7 +4,7 @@ import { type Obj, isObj, obj } from '../unstructured.js';
 // SetDefaults_ReplicaSet, SetDefaults_DaemonSet, SetDefaults_StatefulSet),
 // pkg/apis/batch/v1/defaults.go (SetDefaults_Job,
 // SetDefaults_CronJob, SetDefaults_PodFailurePolicyOnPodConditionsPattern)
-// and pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec,
+// and pkg/apis/core/v1/defaults.go (SetDefaults_ReplicationController, SetDefaults_PodSpec,
 // SetDefaults_Container, SetDefaults_Probe, SetDefaults_ContainerPort). Objects
 // are plain JSON, so these work on loose records and fill only what is unset.
 
@@ -106,6 +106,27 @@ export function defaultReplicaSet(obj: Obj): void {
   const spec = child(obj, 'spec');
   setDefault(spec, 'replicas', 1);
   defaultPodTemplate(spec);
+}
+
+/**
+ * Fills the defaults of a core/v1 ReplicationController
+ * (SetDefaults_ReplicationController): with template labels, an empty
+ * selector and empty object labels take them; replicas 1.
+ */
+export function defaultReplicationController(obj: Obj): void {
+  const spec = child(obj, 'spec');
+  const template = spec.template;
+  const labels = isObj(template) && isObj(template.metadata) ? template.metadata.labels : undefined;
+  if (isObj(labels)) {
+    if (!isObj(spec.selector) || Object.keys(spec.selector).length === 0) {
+      spec.selector = { ...labels };
+    }
+    const meta = child(obj, 'metadata');
+    if (!isObj(meta.labels) || Object.keys(meta.labels).length === 0) meta.labels = { ...labels };
+  }
+  setDefault(spec, 'replicas', 1);
+  // A core/v1 template is a pointer: only one that is there is defaulted.
+  if (isObj(template)) defaultPodTemplate(spec);
 }
 
 /** Fills the defaults of a Pod, including those admission adds on a real cluster. */

@@ -3,7 +3,7 @@
 // (ValidateListOptions), and the list handler's refusal of a
 // resourceVersion beside `continue`.
 import { newBadRequest, newInvalid } from '@kcm-ts/apimachinery';
-import type { ListOptions, StatusError } from '@kcm-ts/apimachinery';
+import type { ListOptions } from '@kcm-ts/apimachinery';
 import { parseResourceVersion } from '../storage/resource-version.js';
 
 /** 400 BadRequest for options no list accepts. */
@@ -28,27 +28,66 @@ export function validateListOptions(opts: ListOptions): void {
   }
 }
 
-/** 400 for a malformed resourceVersion, 422 for `sendInitialEvents` without what it needs. */
+/**
+ * 400 for a malformed resourceVersion; 422 for what validateWatchOptions
+ * (validation.go) refuses: `sendInitialEvents` (true or false) without
+ * `resourceVersionMatch=NotOlderThan`, a `resourceVersionMatch` without
+ * `sendInitialEvents` or of another value or beside `continue`; and
+ * `sendInitialEvents=true` without bookmarks.
+ */
 export function validateWatchOptions(opts: ListOptions): void {
   if (opts.resourceVersion && opts.resourceVersion !== '0')
     parseResourceVersion(opts.resourceVersion, 'resourceVersion');
-  if (!opts.sendInitialEvents) return;
-  if (opts.resourceVersionMatch !== 'NotOlderThan') {
-    throw forbidden(
-      'resourceVersionMatch',
-      'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+  const causes: Cause[] = [];
+  const match = opts.resourceVersionMatch;
+  if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    causes.push(
+      forbidden(
+        'resourceVersionMatch',
+        'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      ),
     );
   }
-  if (!opts.allowWatchBookmarks) {
-    throw forbidden(
-      'allowWatchBookmarks',
-      'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+  if (match !== undefined) {
+    if (opts.sendInitialEvents === undefined) {
+      causes.push(
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
+      );
+    }
+    if (match !== 'NotOlderThan') {
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: 'resourceVersionMatch',
+        message: `Unsupported value: ${JSON.stringify(match)}: supported values: "NotOlderThan"`,
+      });
+    }
+    if (opts.continue) {
+      causes.push(
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden when continue is provided',
+        ),
+      );
+    }
+  }
+  if (causes.length === 0 && opts.sendInitialEvents && !opts.allowWatchBookmarks) {
+    causes.push(
+      forbidden(
+        'allowWatchBookmarks',
+        'sendInitialEvents requires setting allowWatchBookmarks to true',
+      ),
     );
+  }
+  if (causes.length > 0) {
+    throw newInvalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', causes);
   }
 }
 
-function forbidden(field: string, message: string): StatusError {
-  return newInvalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-    { reason: 'FieldValueForbidden', field, message },
-  ]);
+type Cause = { reason: string; field: string; message: string };
+
+function forbidden(field: string, detail: string): Cause {
+  return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` };
 }

@@ -71,6 +71,16 @@ import { SharedForms, present, toStorageForm } from './versioning.js';
 import { Watch } from '../storage/watch.js';
 import { getScale, patchScale, updateScale } from './apps/scale.js';
 import { bindPod } from './core/pod-binding.js';
+import { evictPod } from './core/pod-eviction.js';
+import { ServiceAccountTokens } from './core/service-account-token.js';
+import type { UserInfo } from '../authn.js';
+import { authorize } from '../authorization/authorizer.js';
+import {
+  bootstrapClusterRoleBindings,
+  bootstrapClusterRoles,
+} from '../authorization/bootstrap-policy.js';
+import { RBACAuthorizer } from '../authorization/rbac.js';
+import type { Attributes, Decision } from '../authorization/rbac.js';
 import { type Obj, obj } from '../unstructured.js';
 
 /** Options for {@link Registry}. */
@@ -132,6 +142,18 @@ export class Registry {
   private readonly reviewer: Reviewer;
   private readonly sharedForms = new SharedForms();
   private readonly namespaces: NamespaceStorage;
+  /**
+   * The ServiceAccount tokens handed out through `serviceaccounts/token`, and their authenticator.
+   *
+   * @internal
+   */
+  readonly serviceAccountTokens: ServiceAccountTokens;
+  /**
+   * RBAC over the stored Roles, ClusterRoles and bindings.
+   *
+   * @internal
+   */
+  readonly rbac: RBACAuthorizer;
 
   constructor(opts: RegistryOptions = {}) {
     this.reviewer = opts.reviewer ?? new Reviewer();
@@ -148,6 +170,43 @@ export class Registry {
       if (!this.storage.get('namespaces', name))
         this.create(this.resource('', 'namespaces'), '', { metadata: { name } });
     }
+    this.serviceAccountTokens = new ServiceAccountTokens((resource, namespace, name) => {
+      const stored = this.storage.get(resource, storageKey(namespace, name));
+      return stored as unknown as Obj | undefined;
+    });
+    this.rbac = new RBACAuthorizer(this.storage);
+    this.reviewer.attach({
+      rbac: this.rbac,
+      tokens: this.serviceAccountTokens,
+      now: () => this.clock.now(),
+    });
+    this.ensureBootstrapPolicy();
+  }
+
+  // The RBAC post-start hook's bootstrap roles and bindings, made once: a
+  // restart from kept state keeps them (and any change made to them).
+  private ensureBootstrapPolicy(): void {
+    const roles = this.resource('rbac.authorization.k8s.io', 'clusterroles');
+    const bindings = this.resource('rbac.authorization.k8s.io', 'clusterrolebindings');
+    for (const [info, bodies] of [
+      [roles, bootstrapClusterRoles()],
+      [bindings, bootstrapClusterRoleBindings()],
+    ] as const) {
+      for (const body of bodies) {
+        const name = String(obj((body as Obj).metadata).name);
+        if (!this.storage.get(info.storage, storageKey('', name))) this.create(info, '', body);
+      }
+    }
+  }
+
+  /**
+   * The authorizer's decision for a request (system:masters, then RBAC):
+   * what a ServiceAccount token or an impersonated user may do.
+   *
+   * @internal
+   */
+  authorize(attrs: Attributes): Decision {
+    return authorize(this.rbac, attrs);
   }
 
   /** The served resource with this group and plural name. */
@@ -283,9 +342,9 @@ export class Registry {
     info: ResourceInfo,
     namespace: string,
     body: unknown,
-    opts: CreateOptions = {},
+    opts: CreateOptions & { user?: UserInfo } = {},
   ): KubeObject {
-    if (Reviewer.handles(info)) return this.reviewer.create(info, namespace, body);
+    if (Reviewer.handles(info)) return this.reviewer.create(info, namespace, body, opts.user);
     const strategy = strategyFor(info.storage);
     const checked = structuredClone(decodeBody(info, strategy, body));
     this.admitInNamespace(info, namespace, checked);
@@ -686,6 +745,37 @@ export class Registry {
    */
   bindPod(namespace: string, name: string, body: unknown): Status {
     return bindPod(this, namespace, name, body);
+  }
+
+  /**
+   * Evicts a pod through `pods/eviction` (see ./core/pod-eviction.ts): the
+   * Status kube-apiserver answers, or 429 TooManyRequests when its
+   * disruption budget allows no disruption now.
+   */
+  evictPod(namespace: string, name: string, body: unknown, opts: { dryRun?: 'All' } = {}): Status {
+    return evictPod(
+      {
+        now: () => this.clock.now(),
+        resource: (group, plural) => this.resource(group, plural),
+        get: (info, ns, n) => this.get(info, ns, n),
+        list: (info, ns, o) => this.list(info, ns, o),
+        update: (info, ns, n, b, o) => this.update(info, ns, n, b, o),
+        delete: (info, ns, n, o) => this.delete(info, ns, n, o),
+      },
+      namespace,
+      name,
+      body,
+      opts,
+    );
+  }
+
+  /**
+   * Issues a token for a ServiceAccount through `serviceaccounts/token`: the
+   * authentication.k8s.io/v1 TokenRequest with its status (see
+   * ./core/service-account-token.ts).
+   */
+  createServiceAccountToken(namespace: string, name: string, body: unknown): KubeObject {
+    return this.serviceAccountTokens.create(namespace, name, body, this.clock.now());
   }
 
   /** PUT /api/v1/namespaces/{name}/finalize: sets `spec.finalizers`; the namespace goes once they are empty (see ./namespace/storage.ts). */

@@ -10,6 +10,7 @@ import {
   defaultJob,
   defaultPod,
   defaultReplicaSet,
+  defaultReplicationController,
   defaultStatefulSet,
 } from './defaults.js';
 import {
@@ -56,6 +57,23 @@ import {
   validateStorageClass,
   validateStorageClassUpdate,
 } from './volumes/validation.js';
+import {
+  validateReplicationController,
+  validateReplicationControllerStatusUpdate,
+} from './core/replication-controller.js';
+import {
+  validatePodDisruptionBudget,
+  validatePodDisruptionBudgetStatusUpdate,
+} from './policy/validation.js';
+import {
+  defaultBinding,
+  rbacNameProblems,
+  validateBindingUpdate,
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateRole,
+  validateRoleBinding,
+} from './rbac/validation.js';
 import { allocateService, defaultService, initialServiceStatus } from './service/storage.js';
 import { isDNS1035Label, validateService, validateServiceUpdate } from './service/validation.js';
 import type { FieldError } from './field-errors.js';
@@ -83,6 +101,12 @@ export interface Strategy {
   readonly hasGeneration: boolean;
   /** Annotation changes bump generation too (Deployments). */
   readonly generationOnAnnotations: boolean;
+  /**
+   * What bumps the generation: `spec` changes (the default), or `content`:
+   * any change outside metadata, and label changes (EndpointSlices, which
+   * have no spec).
+   */
+  readonly generationOn?: 'spec' | 'content';
   /** Writes to the main resource keep the stored status; `/status` writes keep the stored spec. */
   readonly statusSubresource: boolean;
   /** `/status` writes also keep the stored labels (Deployments). */
@@ -496,15 +520,59 @@ const endpoints: Strategy = {
   validate: validateEndpoints,
 };
 
-// pkg/registry/discovery/endpointslice/strategy.go; a slice has a generation.
+// pkg/registry/discovery/endpointslice/strategy.go; a slice has a
+// generation, bumped by any change outside metadata or to its labels
+// (PrepareForUpdate), which the EndpointSlice controller's tracker reads.
 const endpointslices: Strategy = {
   ...base,
   hasGeneration: true,
+  generationOn: 'content',
   prepareForCreate: defaultEndpointSlice,
   prepareForUpdate: (o) => defaultEndpointSlice(o),
   validate: validateEndpointSlice,
   validateUpdate: validateEndpointSliceUpdate,
 };
+
+// pkg/registry/core/replicationcontroller/strategy.go: a generation, the
+// status kept apart, the selector a plain map that may change.
+const replicationcontrollers: Strategy = {
+  ...base,
+  hasGeneration: true,
+  statusSubresource: true,
+  prepareForCreate(o) {
+    defaultReplicationController(o);
+    o.status = { replicas: 0 };
+  },
+  prepareForUpdate: (o) => defaultReplicationController(o),
+  validate: validateReplicationController,
+  validateStatusUpdate: validateReplicationControllerStatusUpdate,
+  selectableFields: (o) => ({ 'status.replicas': plain(obj(o.status).replicas ?? 0) }),
+};
+
+// pkg/registry/policy/poddisruptionbudget/strategy.go: a generation that
+// spec changes move on, and a status only the disruption controller (and
+// the eviction subresource) writes. Go writes the status counts even at 0.
+const poddisruptionbudgets: Strategy = {
+  ...base,
+  hasGeneration: true,
+  statusSubresource: true,
+  prepareForCreate(o) {
+    o.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
+  },
+  validate: validatePodDisruptionBudget,
+  validateStatusUpdate: validatePodDisruptionBudgetStatusUpdate,
+};
+
+// pkg/registry/rbac/*/strategy.go: names are path segments, bindings keep
+// their roleRef.
+const rbacBase: Strategy = { ...base, checkName: rbacNameProblems };
+const rbacBinding = (validate: Strategy['validate']): Strategy => ({
+  ...rbacBase,
+  prepareForCreate: defaultBinding,
+  prepareForUpdate: (o) => defaultBinding(o),
+  validate,
+  validateUpdate: validateBindingUpdate,
+});
 
 const strategies: Record<string, Strategy> = {
   namespaces,
@@ -517,6 +585,13 @@ const strategies: Record<string, Strategy> = {
   endpoints,
   persistentvolumeclaims,
   persistentvolumes,
+  serviceaccounts: base,
+  replicationcontrollers,
+  'poddisruptionbudgets.policy': poddisruptionbudgets,
+  'roles.rbac.authorization.k8s.io': { ...rbacBase, validate: validateRole },
+  'clusterroles.rbac.authorization.k8s.io': { ...rbacBase, validate: validateClusterRole },
+  'rolebindings.rbac.authorization.k8s.io': rbacBinding(validateRoleBinding),
+  'clusterrolebindings.rbac.authorization.k8s.io': rbacBinding(validateClusterRoleBinding),
   'deployments.apps': deployments,
   'replicasets.apps': replicasets,
   'daemonsets.apps': daemonsets,

@@ -36,6 +36,14 @@ export function decodeContinue(value: string): ContinueToken {
     );
   }
   const p = obj(parsed);
+  // The token's rv is a Go int64: a number that is not one (1.5, 1e+300)
+  // fails to decode, in encoding/json's words. 2^63-1 itself reads back
+  // as 2^63 through JSON.parse, so that bound is let in.
+  if (typeof p.rv === 'number' && !(Number.isInteger(p.rv) && Math.abs(p.rv) <= 2 ** 63)) {
+    throw newBadRequest(
+      `continue key is not valid: json: cannot unmarshal number ${numberText(value, p.rv)} into Go struct field continueToken.rv of type int64`,
+    );
+  }
   if (p.v !== 'meta.k8s.io/v1') {
     throw newBadRequest(
       'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
@@ -50,4 +58,10 @@ export function decodeContinue(value: string): ContinueToken {
     throw newBadRequest('continue key is not valid: encoded start key empty');
   }
   return { rv: p.rv, start: p.start };
+}
+
+/** The rv number as the token spells it (Go quotes the literal), else as JavaScript prints it. */
+function numberText(token: string, rv: number): string {
+  const literal = /"rv"\s*:\s*(-?[0-9][0-9.eE+-]*)/.exec(fromBase64(token))?.[1];
+  return literal ?? String(rv);
 }

@@ -67,6 +67,19 @@ function listRevision(storage: Storage, opts: ListOptions): { at: number; start:
         'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
       );
     }
+    if (token.rv > current) {
+      // etcd cannot read a revision it has not reached, and kube-apiserver
+      // passes its "required revision is a future revision" on as a 500.
+      // No token this server handed out can name one (it only ever names
+      // revisions it has listed at), so the token is forged, or outlived a
+      // state put back from an older copy. 410 says what a client must do,
+      // and is what client-go's pager and informers already act on: start
+      // the list again without the token, where a 500 would have them
+      // retry the same token for ever (and a 400 would end the list).
+      throw newResourceExpired(
+        `The provided continue parameter names resourceVersion ${token.rv}, which this server has not reached (its current resourceVersion is ${current}), so it cannot continue that list. You can start a new list without the continue parameter.`,
+      );
+    }
     return { at: token.rv, start: token.start };
   }
   if (!opts.resourceVersion || opts.resourceVersion === '0') return { at: current, start: '' };

@@ -2,9 +2,12 @@
 // read from and written to the parent's `spec.replicas`
 // (pkg/registry/apps/deployment/storage/storage.go, ScaleREST Get and
 // Update with scaleUpdatedObjectInfo; pkg/registry/apps/replicaset/storage
-// is the same), over the generic store's get and update.
+// is the same; pkg/registry/core/replicationcontroller/storage/storage.go,
+// scaleFromRC, for ReplicationControllers, whose selector is a label map),
+// over the generic store's get and update.
 import {
   labelSelectorAsSelector,
+  selectorFromSet,
   newBadRequest,
   newConflict,
   newInvalid,
@@ -35,7 +38,10 @@ export function scaleOf(o: KubeObject): KubeObject {
   const meta = o.metadata ?? {};
   let selector = '';
   try {
-    selector = labelSelectorAsSelector(spec.selector as never).string();
+    selector =
+      o.kind === 'ReplicationController'
+        ? selectorFromSet(obj(spec.selector) as Record<string, string>).string()
+        : labelSelectorAsSelector(spec.selector as never).string();
   } catch {
     selector = '';
   }

@@ -22,7 +22,7 @@ import { type Obj, isObj, obj } from '../../unstructured.js';
 const validPercent = /^[0-9]+%$/;
 
 /** ValidatePositiveIntOrPercent: a non-negative integer, or a percentage. */
-function positiveIntOrPercent(errs: FieldError[], field: string, value: unknown): void {
+export function positiveIntOrPercent(errs: FieldError[], field: string, value: unknown): void {
   if (typeof value === 'string') {
     if (!validPercent.test(value)) {
       errs.push(
@@ -48,7 +48,7 @@ function intOrPercentValue(value: unknown): number {
 }
 
 /** IsNotMoreThan100Percent. */
-function notMoreThan100Percent(errs: FieldError[], field: string, value: unknown): void {
+export function notMoreThan100Percent(errs: FieldError[], field: string, value: unknown): void {
   if (typeof value === 'string' && validPercent.test(value) && Number(value.slice(0, -1)) > 100) {
     errs.push(invalid(field, value, 'must not be greater than 100%'));
   }

@@ -104,7 +104,11 @@ export function updateGeneration(
   if (!strategy.hasGeneration || subresource === 'status') return;
   const meta = obj(next.metadata);
   const oldMeta = obj(old.metadata);
-  const specChanged = !sameJSON(next.spec, old.spec);
+  const specChanged =
+    strategy.generationOn === 'content'
+      ? !sameJSON({ ...next, metadata: undefined }, { ...old, metadata: undefined }) ||
+        !sameJSON(meta.labels ?? {}, oldMeta.labels ?? {})
+      : !sameJSON(next.spec, old.spec);
   const annotationsChanged =
     strategy.generationOnAnnotations &&
     !sameJSON(meta.annotations ?? {}, oldMeta.annotations ?? {});
