@@ -131,6 +131,9 @@ function startFailed(err: unknown, port: number): never {
   throw err;
 }
 
+/** How long a stop may take before the process exits regardless. */
+const stopGraceMs = 15_000;
+
 /** Stops the sandbox, once, on Ctrl-C, SIGTERM, or when the launcher is gone. */
 function stopOnSignals(sandbox: Sandbox): void {
   let stopping = false;
@@ -138,7 +141,19 @@ function stopOnSignals(sandbox: Sandbox): void {
     if (stopping) return;
     stopping = true;
     process.stdout.write('kcm-ts sandbox stopping\n');
-    void sandbox.stop().then(() => process.exit(0));
+    // A stop that cannot finish must not keep the process (and its port)
+    // alive: after the grace below it exits anyway, saying so.
+    setTimeout(() => {
+      process.stderr.write(`kcm-ts sandbox: not stopped after ${stopGraceMs / 1000} s; exiting\n`);
+      process.exit(1);
+    }, stopGraceMs).unref();
+    sandbox.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`kcm-ts sandbox: stopping failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
