@@ -121,3 +121,18 @@ describe('pod addresses on simulated nodes', () => {
     ).rejects.toThrow("podCIDRs must be 'sandbox' or 'controller-manager', got \"kubelet\"");
   });
 });
+
+describe('a node’s pod CIDRs', () => {
+  it('are set once, from empty, as kube-apiserver’s ValidateNodeUpdate allows', async () => {
+    sandbox = await startSandbox({ insecureHttp: true });
+    const nodes = sandbox.client<Node>('', 'nodes');
+    await nodes.create({ metadata: { name: 'n' } });
+    const set = (cidr: string) =>
+      nodes.patch('n', { type: 'strategic', body: { spec: { podCIDR: cidr, podCIDRs: [cidr] } } });
+    await set('10.244.0.0/24');
+    await expect(set('10.244.1.0/24')).rejects.toThrow(
+      'spec.podCIDR: Forbidden: node updates may not change podCIDR except from "" to valid',
+    );
+    expect((await nodes.get('n')).spec?.podCIDRs).toEqual(['10.244.0.0/24']);
+  });
+});

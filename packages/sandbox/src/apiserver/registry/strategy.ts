@@ -41,7 +41,7 @@ import {
   validateEndpointSliceUpdate,
   validateEndpoints,
 } from './endpoints/validation.js';
-import { invalid, plain } from './field-errors.js';
+import { forbidden, invalid, plain } from './field-errors.js';
 import {
   defaultPersistentVolume,
   defaultPersistentVolumeClaim,
@@ -406,9 +406,28 @@ const coreEvents: Strategy = {
   },
 };
 
+// ValidateNodeUpdate: a node's pod CIDRs are set once, from empty; the node
+// IPAM controller relies on it (a second allocation's patch is refused and
+// its block given back).
+function validateNodeUpdate(next: Obj, old: Obj): FieldError[] {
+  const before = obj(old.spec);
+  const after = obj(next.spec);
+  const errs: FieldError[] = [];
+  const message = 'node updates may not change podCIDR except from "" to valid';
+  if (before.podCIDR && after.podCIDR !== before.podCIDR) {
+    errs.push(forbidden('spec.podCIDR', message));
+  }
+  const oldCIDRs = Array.isArray(before.podCIDRs) ? before.podCIDRs : [];
+  if (oldCIDRs.length > 0 && !sameJSON(after.podCIDRs, before.podCIDRs)) {
+    errs.push(forbidden('spec.podCIDRs', message));
+  }
+  return errs;
+}
+
 const nodes: Strategy = {
   ...base,
   statusSubresource: true,
+  validateUpdate: validateNodeUpdate,
   selectableFields: (o) => ({ 'spec.unschedulable': String(obj(o.spec).unschedulable === true) }),
 };
 
